@@ -1,0 +1,18 @@
+"""Response-template compiler: template JSON -> specialised parser modules.
+
+Pipeline, one module per stage:
+    source.py   find and read the template (file, tokenizer_config, directory)
+    check.py    validate it like the reference loader; errors carry JSON paths
+    lower.py    lower it to the IR (ir.py, frozen dataclasses)
+    passes.py   pure IR -> IR passes (literal patterns, watch sets, context)
+    backends/   one emitter per target language
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .errors import Problem, TemplateError  # noqa: E402
+from .pipeline import compile_template, to_program  # noqa: E402
+
+__all__ = ["Problem", "TemplateError", "compile_template", "to_program", "__version__"]

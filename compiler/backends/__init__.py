@@ -1,0 +1,1 @@
+"""One backend per target language; each turns an IR Program into source."""

@@ -1,0 +1,117 @@
+"""Python backend: IR -> a module of tables over runtime/core.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import black
+import jinja2
+
+from .. import __version__
+from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
+from .literals import python_literal
+
+RUNTIME_CORE = Path(__file__).resolve().parent.parent.parent / "runtime" / "core.py"
+BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
+
+_env = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    autoescape=False,
+)
+
+
+def _identifier(name: str) -> str:
+    return re.sub(r"\W", "_", name, flags=re.ASCII).upper().strip("_") or "FIELD"
+
+
+def _delimiter_code(delim) -> str:
+    if isinstance(delim, LiteralDelimiter):
+        return f"Literals({python_literal(list(delim.literals))}, grows_at_edge={delim.grows_at_edge})"
+    return f"Pattern({python_literal(delim.pattern)})"
+
+
+def transform_code(node: Transform) -> str:
+    if isinstance(node, TLiteral):
+        return python_literal(json.loads(node.json))
+    if isinstance(node, TPlaceholder):
+        return f"Placeholder({python_literal(node.path)})"
+    if isinstance(node, TList):
+        return "[" + ", ".join(transform_code(item) for item in node.items) + "]"
+    return "{" + ", ".join(f"{python_literal(k)}: {transform_code(v)}" for k, v in node.items) + "}"
+
+
+def render(program: Program, *, vendored: bool = False) -> str:
+    """The module's source, formatted with black."""
+    names = [field.name for field in program.fields]
+    delimiters = []
+    delimiter_vars: dict[tuple[str, int], str] = {}
+    used: set[str] = set()
+    for field in program.fields:
+        for kind, delim in (("open", field.open), ("close", field.close)):
+            if delim is None:
+                continue
+            var = f"{_identifier(field.name)}_{kind.upper()}"
+            if var in used:
+                var = f"{var}_{field.index}"
+            used.add(var)
+            delimiter_vars[(kind, field.index)] = var
+            delimiters.append({"var": var, "code": _delimiter_code(delim), "path": delim.path})
+    fields = []
+    for field in program.fields:
+        args = []
+        if field.content != "text":
+            args.append(f"content={python_literal(field.content)}")
+        content_args = json.loads(field.content_args_json)
+        if content_args != {} or type(content_args) is not dict:
+            args.append(f"content_args={python_literal(content_args)}")
+        if field.repeats:
+            args.append("repeats=True")
+        if field.join is not None:
+            args.append(f"join={python_literal(field.join)}")
+        if not field.optional:
+            args.append("optional=False")
+        if field.transform is not None:
+            args.append(f"transform={transform_code(field.transform)}")
+        if field.transform_each:
+            args.append("transform_each=True")
+        for kind in ("open", "close"):
+            if (kind, field.index) in delimiter_vars:
+                args.append(f"{kind}={delimiter_vars[(kind, field.index)]}")
+        fields.append({"name": python_literal(field.name), "args": args})
+    states = []
+    for state in program.states:
+        watch = [
+            f"{'OPEN' if w.kind == OPEN else 'CLOSE'}, {w.field}, {delimiter_vars[(w.kind, w.field)]}"
+            for w in state.watch
+        ]
+        region = "implicit region" if state.region is None else names[state.region]
+        comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
+        states.append({"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment})
+    used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
+    used_names += _delimiter_code(program.start_anchor)
+    imports = ["CLOSE", "OPEN", "Field", "StreamParser", "run_parse_response"]
+    imports += [name for name in ("Literals", "Pattern", "Placeholder") if f"{name}(" in used_names]
+    source = _env.get_template("python_module.py.j2").render(
+        version=__version__,
+        origin=program.origin,
+        sha256=program.sha256,
+        name=program.name,
+        vendored=vendored,
+        runtime_source=RUNTIME_CORE.read_text(encoding="utf-8") if vendored else "",
+        template=python_literal(json.loads(program.template_json)),
+        delimiters=delimiters,
+        fields=fields,
+        implicit=program.implicit,
+        defaults=python_literal(json.loads(program.defaults_json)),
+        start_anchor=_delimiter_code(program.start_anchor),
+        context=program.context,
+        states=states,
+        imports=sorted(imports),
+    )
+    return black.format_str(source, mode=BLACK_MODE)

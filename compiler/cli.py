@@ -1,0 +1,109 @@
+"""Command line: `python -m compiler {build,ir} ...`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+from . import source as sources
+from .errors import TemplateError
+from .ir import format_program
+from .pipeline import python_source, to_program
+
+DEFAULT_OUT = sources.PROJECT_ROOT / "generated" / "python"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m compiler",
+        description="Compile LLM response templates into specialised parsers.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    build = commands.add_parser(
+        "build",
+        help="compile templates to Python parser modules",
+        description=(
+            "Compile each TEMPLATE to OUTDIR/<name>.py. TEMPLATE is a response-template JSON file, a "
+            "tokenizer_config.json (its 'response_template' key), a directory written by save_pretrained, "
+            "or a bare name from templates_src/ (e.g. 'qwen3')."
+        ),
+    )
+    build.add_argument("templates", nargs="*", metavar="TEMPLATE")
+    build.add_argument("-o", "--out", type=Path, default=None, help=f"output directory (default: {DEFAULT_OUT})")
+    build.add_argument("--all", action="store_true", help="build every template in templates_src/")
+    build.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 naming every output that is stale or missing (default: all templates)",
+    )
+    build.add_argument(
+        "--vendor",
+        action="store_true",
+        help="inline the runtime so the module needs only the standard library (and regex if its template does)",
+    )
+
+    ir = commands.add_parser("ir", help="print a template's intermediate representation")
+    ir.add_argument("template", metavar="TEMPLATE")
+    return parser
+
+
+def _build(args: argparse.Namespace) -> int:
+    specs = list(args.templates)
+    if args.all or (args.check and not specs):
+        specs += [str(path) for path in sources.bundled()]
+    if not specs:
+        print("build: name a TEMPLATE, or use --all", file=sys.stderr)
+        return 2
+    out_dir = args.out or DEFAULT_OUT
+    failed = False
+    stale: list[str] = []
+    for spec in dict.fromkeys(specs):
+        try:
+            source = sources.read(spec)
+            code = python_source(source, vendored=args.vendor)
+        except TemplateError as error:
+            print(error, file=sys.stderr)
+            failed = True
+            continue
+        target = out_dir / f"{source.name}.py"
+        if args.check:
+            if not target.is_file() or target.read_text(encoding="utf-8") != code:
+                stale.append(str(target))
+            continue
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if not target.is_file() or target.read_text(encoding="utf-8") != code:
+            target.write_text(code, encoding="utf-8")
+            print(f"wrote {target}")
+        else:
+            print(f"unchanged {target}")
+    if failed:
+        return 2
+    if stale:
+        print("stale or missing (run `python -m compiler build --all`):", file=sys.stderr)
+        for name in stale:
+            print(f"  {name}", file=sys.stderr)
+        return 1
+    if args.check:
+        print("generated/ is up to date")
+    return 0
+
+
+def _ir(args: argparse.Namespace) -> int:
+    try:
+        program = to_program(sources.read(args.template))
+    except TemplateError as error:
+        print(error, file=sys.stderr)
+        return 2
+    sys.stdout.write(format_program(program))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "build":
+        return _build(args)
+    return _ir(args)

@@ -1,0 +1,188 @@
+"""The intermediate representation between a checked template and the backends.
+
+Everything a backend needs, decided: which delimiters are plain literals
+(searched with string search) and which need a regex engine, which of them
+may still grow at the end of the buffer, which transforms hold
+placeholders, and what each parser state watches. Frozen dataclasses; JSON
+values (defaults, content_args, literal transform parts) are kept as
+canonical JSON text so the IR is immutable and prints stably.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Union
+
+OPEN = "open"
+CLOSE = "close"
+
+
+def json_text(value: object) -> str:
+    """Canonical JSON text of a template value (key order kept)."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+@dataclass(frozen=True)
+class LiteralDelimiter:
+    """One literal or a set of literals, searched longest first."""
+
+    path: str
+    literals: tuple[str, ...]  # in search order: longest first, then source order
+    grows_at_edge: bool  # a complete match ending at the buffer edge stays pending
+    from_pattern: bool = False  # written as a regex that is a plain literal
+
+
+@dataclass(frozen=True)
+class RegexDelimiter:
+    """A regex delimiter, matched by a regex engine with partial matching."""
+
+    path: str
+    pattern: str
+    group_names: tuple[str, ...]
+    looks_behind: bool  # reads text before the search position beyond one character
+
+
+Delimiter = Union[LiteralDelimiter, RegexDelimiter]
+
+
+@dataclass(frozen=True)
+class TLiteral:
+    json: str  # canonical JSON text of a value kept as it is
+
+
+@dataclass(frozen=True)
+class TPlaceholder:
+    path: str  # "name" or "name.key.key"
+
+
+@dataclass(frozen=True)
+class TDict:
+    items: tuple[tuple[str, "Transform"], ...]
+
+
+@dataclass(frozen=True)
+class TList:
+    items: tuple["Transform", ...]
+
+
+Transform = Union[TLiteral, TPlaceholder, TDict, TList]
+
+
+@dataclass(frozen=True)
+class Field:
+    index: int
+    name: str
+    path: str
+    open: Delimiter | None
+    close: Delimiter | None
+    content: str
+    content_args_json: str
+    repeats: bool
+    join: str | None
+    optional: bool
+    transform: Transform | None
+    transform_each: bool
+
+    @property
+    def dirty(self) -> bool:
+        """Chunks are raw text whose parsed value only comes at close."""
+        return self.content not in ("text", "int", "float", "bool")
+
+
+@dataclass(frozen=True)
+class Watch:
+    kind: str  # OPEN or CLOSE
+    field: int  # field index
+
+
+@dataclass(frozen=True)
+class State:
+    """What the parser searches for while a region is current.
+
+    `region` is the index of an open explicit field, or None for the
+    implicit region (or the null sink when the template has none).
+    """
+
+    region: int | None
+    watch: tuple[Watch, ...]
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    origin: str
+    sha256: str
+    template_json: str
+    defaults_json: str
+    fields: tuple[Field, ...]
+    implicit: int | None
+    start_anchor: Delimiter
+    states: tuple[State, ...] = ()
+    # Characters of already-consumed text the regex delimiters need to see:
+    # 0 (none), 1 (anchors and word boundaries), or -1 (all: lookbehind).
+    context: int = 0
+
+    @property
+    def uses_regex(self) -> bool:
+        delims = [self.start_anchor] + [d for f in self.fields for d in (f.open, f.close) if d is not None]
+        return any(isinstance(d, RegexDelimiter) for d in delims)
+
+
+# --------------------------------------------------------------------------
+# Stable text form, for `python -m compiler ir` and golden tests.
+# --------------------------------------------------------------------------
+
+
+def _delimiter_text(delim: Delimiter | None) -> str:
+    if delim is None:
+        return "none"
+    if isinstance(delim, LiteralDelimiter):
+        flags = [f for f, on in (("grows-at-edge", delim.grows_at_edge), ("from-pattern", delim.from_pattern)) if on]
+        return f"literal {json.dumps(list(delim.literals), ensure_ascii=False)}" + "".join(f" [{f}]" for f in flags)
+    flags = ["groups=" + ",".join(delim.group_names)] if delim.group_names else []
+    if delim.looks_behind:
+        flags.append("looks-behind")
+    return f"regex {json.dumps(delim.pattern, ensure_ascii=False)}" + "".join(f" [{f}]" for f in flags)
+
+
+def transform_text(node: Transform) -> str:
+    if isinstance(node, TLiteral):
+        return node.json
+    if isinstance(node, TPlaceholder):
+        return "{" + node.path + "}"
+    if isinstance(node, TList):
+        return "[" + ", ".join(transform_text(item) for item in node.items) + "]"
+    inner = ", ".join(f"{json.dumps(key, ensure_ascii=False)}: {transform_text(value)}" for key, value in node.items)
+    return "{" + inner + "}"
+
+
+def format_program(program: Program) -> str:
+    names = [field.name for field in program.fields]
+    lines = [
+        f"program {program.name}",
+        f"  origin {program.origin}",
+        f"  defaults {program.defaults_json}",
+        f"  start_anchor {_delimiter_text(program.start_anchor)}",
+        f"  implicit {names[program.implicit] if program.implicit is not None else 'none (null sink)'}",
+        f"  context {program.context}",
+    ]
+    for field in program.fields:
+        lines.append(f"  field {field.index} {field.name}  # {field.path}")
+        lines.append(f"    open {_delimiter_text(field.open)}")
+        lines.append(f"    close {_delimiter_text(field.close)}")
+        lines.append(f"    content {field.content} {field.content_args_json}{' dirty' if field.dirty else ''}")
+        store = "overwrite"
+        if field.join is not None:
+            store = f"join {json.dumps(field.join, ensure_ascii=False)}"
+        elif field.repeats:
+            store = "append"
+        lines.append(f"    store {store}{'' if field.optional else ' required'}")
+        if field.transform is not None:
+            each = "each " if field.transform_each else ""
+            lines.append(f"    transform {each}{transform_text(field.transform)}")
+    for state in program.states:
+        region = "implicit" if state.region is None else names[state.region]
+        watched = ", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing"
+        lines.append(f"  state {region}: watch {watched}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,40 @@
+"""The pipeline, stage by stage, and in-process compilation."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+from . import source as sources
+from .check import check
+from .ir import Program
+from .lower import lower
+from .passes import run_passes
+
+
+def to_program(source: sources.Source) -> Program:
+    """Source -> checked template -> IR -> passes."""
+    return run_passes(lower(check(source)))
+
+
+def python_source(source: sources.Source, *, vendored: bool = False) -> str:
+    from .backends.python import render
+
+    return render(to_program(source), vendored=vendored)
+
+
+_MODULES: dict[str, types.ModuleType] = {}
+
+
+def compile_template(template: dict, *, name: str = "template") -> types.ModuleType:
+    """Compile a template dict to a parser module in memory (cached by template hash)."""
+    source = sources.from_dict(template, name)
+    module = _MODULES.get(source.sha256)
+    if module is None:
+        code = python_source(source)
+        module = types.ModuleType(f"compiled_{source.name}_{source.sha256[:12]}")
+        module.__file__ = f"<compiled {source.name}>"
+        exec(compile(code, module.__file__, "exec"), module.__dict__)
+        module.SOURCE_CODE = code
+        _MODULES[source.sha256] = module
+    return module

@@ -1,0 +1,741 @@
+"""The runtime every generated Python parser runs on.
+
+A generated parser is data (its fields, delimiters and per-state watch sets)
+plus this driver. The behaviour reproduces the reference interpreter,
+`transformers.utils.chat_parsing` 5.23.0, exactly: same events, same
+message, same exception class at the same call.
+
+This module needs only the standard library; the `regex` module is imported
+the first time something needs it (a regex delimiter, `xml-inline`, or a json
+dialect option), so a template without regexes runs without it. It imports
+nothing else from this package, so `--vendor` can inline it into one file.
+"""
+
+import inspect
+import json
+from copy import deepcopy
+
+_REGEX = None
+
+
+def regex_module():
+    """The `regex` module, imported on first use."""
+    global _REGEX
+    if _REGEX is None:
+        import regex
+
+        _REGEX = regex
+    return _REGEX
+
+
+# --------------------------------------------------------------------------
+# Content parsers: body text of a closed region -> value.
+# --------------------------------------------------------------------------
+
+
+def parse_text(text, args):
+    return text.strip() if args.get("strip", True) else text
+
+
+def parse_int(text, args):
+    return int(parse_text(text, args))
+
+
+def parse_float(text, args):
+    return float(parse_text(text, args))
+
+
+def parse_bool(text, args):
+    return parse_text(text, args).lower() in ("true", "1")
+
+
+# Sentinels standing in for custom-delimited strings while the JSON is fixed
+# up; a body that already holds them cannot be parsed safely.
+_SENTINEL_OPEN, _SENTINEL_CLOSE = "\x01", "\x02"
+
+
+def parse_json(text, args):
+    string_delims = args.get("string_delims", [])
+    if string_delims and (_SENTINEL_OPEN in text or _SENTINEL_CLOSE in text):
+        raise ValueError("json: input contains reserved sentinel characters (\\x01/\\x02); cannot parse safely.")
+    working = text
+    strings = []
+    if string_delims:
+        rx = regex_module()
+
+        def stash(match):
+            strings.append(match.group(1))
+            return f"{_SENTINEL_OPEN}{len(strings) - 1}{_SENTINEL_CLOSE}"
+
+        for open_delim, close_delim in string_delims:
+            pattern = rx.escape(open_delim) + r"(.*?)" + rx.escape(close_delim)
+            working = rx.sub(pattern, stash, working, flags=rx.DOTALL)
+    if args.get("unquoted_keys", False):
+        working = regex_module().sub(r"(?<=[{,])(\w+):", r'"\1":', working)
+    for index, value in enumerate(strings):
+        working = working.replace(f"{_SENTINEL_OPEN}{index}{_SENTINEL_CLOSE}", json.dumps(value))
+    try:
+        return json.loads(working)
+    except json.JSONDecodeError as error:
+        if args.get("allow_non_json"):
+            return parse_text(text, args)
+        if working == text:
+            raise ValueError(f"json: could not parse region as JSON: {error}. Content: {text!r}") from error
+        raise ValueError(
+            f"json: could not parse after dialect transforms: {error}. Original: {text!r}; transformed: {working!r}"
+        ) from error
+
+
+def _parse_value(raw, value_parser):
+    if value_parser is None:
+        return raw
+    return parse_content(raw, value_parser.get("name", "text"), value_parser.get("args", {}))
+
+
+def parse_xml_inline(text, args):
+    tag_pattern = args.get("tag_pattern")
+    if tag_pattern is None:
+        raise ValueError("xml-inline: 'tag_pattern' content_arg is required")
+    value_parser = args.get("value_parser")
+    merge = args.get("merge_duplicates", False)
+    rx = regex_module()
+    out = {}
+    for match in rx.finditer(tag_pattern, text, flags=rx.DOTALL):
+        groups = match.groupdict()
+        key = groups.get("key")
+        if key is None:
+            raise ValueError(f"xml-inline: tag_pattern must have a named group 'key'. Pattern: {tag_pattern}")
+        value = _parse_value(groups.get("value", ""), value_parser)
+        if merge and key in out:
+            if not isinstance(out[key], list):
+                out[key] = [out[key]]
+            out[key].append(value)
+        else:
+            out[key] = value
+    return out
+
+
+def parse_kv_lines(text, args):
+    line_sep = args.get("line_sep", "\n")
+    kv_sep = args.get("kv_sep", ":")
+    value_parser = args.get("value_parser")
+    out = {}
+    for line in text.split(line_sep):
+        line = parse_text(line, args)
+        if not line or kv_sep not in line:
+            continue
+        key, value = line.split(kv_sep, 1)
+        out[parse_text(key, args)] = _parse_value(parse_text(value, args), value_parser)
+    return out
+
+
+CONTENT_PARSERS = {
+    "text": parse_text,
+    "int": parse_int,
+    "float": parse_float,
+    "bool": parse_bool,
+    "json": parse_json,
+    "xml-inline": parse_xml_inline,
+    "kv-lines": parse_kv_lines,
+}
+
+
+def parse_content(text, name, args):
+    return CONTENT_PARSERS[name](text, args)
+
+
+# --------------------------------------------------------------------------
+# Transforms, compiled: placeholders were found at build time.
+# --------------------------------------------------------------------------
+
+
+class Placeholder:
+    """A whole-string `"{root.key.key}"` in a transform: looked up in scope."""
+
+    __slots__ = ("path", "root", "keys")
+
+    def __init__(self, path):
+        self.path = path
+        self.root, *keys = path.split(".")
+        self.keys = tuple(keys)
+
+    def __repr__(self):
+        return f"Placeholder({self.path!r})"
+
+    def resolve(self, scope):
+        if self.root not in scope:
+            raise KeyError(f"transform placeholder '{{{self.path}}}' is not defined. Available: {sorted(scope)}")
+        value = scope[self.root]
+        for key in self.keys:
+            if not isinstance(value, dict):
+                raise ValueError(
+                    f"transform placeholder '{{{self.path}}}' cannot index into {type(value).__name__} at '{key}'"
+                )
+            if key not in value:
+                raise ValueError(
+                    f"transform placeholder '{{{self.path}}}' is missing key '{key}'. Available: {sorted(value)}"
+                )
+            value = value[key]
+        return value
+
+
+def apply_transform(node, scope):
+    """Build a transform's value: dicts and lists are rebuilt, placeholders
+    looked up (keeping the value's type), other values kept as they are."""
+    if isinstance(node, dict):
+        return {key: apply_transform(value, scope) for key, value in node.items()}
+    if isinstance(node, list):
+        return [apply_transform(value, scope) for value in node]
+    if isinstance(node, Placeholder):
+        return node.resolve(scope)
+    return node
+
+
+class Field:
+    """One field of a template, as the driver needs it."""
+
+    __slots__ = (
+        "name",
+        "content",
+        "content_args",
+        "repeats",
+        "join",
+        "optional",
+        "transform",
+        "transform_each",
+        "dirty",
+        "open",
+        "close",
+    )
+
+    def __init__(
+        self,
+        name,
+        *,
+        content="text",
+        content_args=None,
+        repeats=False,
+        join=None,
+        optional=True,
+        transform=None,
+        transform_each=False,
+        open=None,
+        close=None,
+    ):
+        self.name = name
+        self.content = content
+        self.content_args = {} if content_args is None else content_args
+        self.repeats = repeats
+        self.join = join
+        self.optional = optional
+        self.transform = transform
+        self.transform_each = transform_each
+        # Structured parsers only give a value at close: their chunks are raw.
+        self.dirty = content not in ("text", "int", "float", "bool")
+        self.open = open
+        self.close = close
+
+    def value_of(self, body, captures):
+        """Parse a closed region's body and apply the transform."""
+        value = parse_content(body, self.content, self.content_args)
+        if self.transform is None:
+            return value
+        if not self.transform_each:
+            return apply_transform(self.transform, {**captures, "content": value})
+        if not isinstance(value, list):
+            raise ValueError(
+                f"Field '{self.name}': transform_each requires the parsed content to be a list, "
+                f"got {type(value).__name__}."
+            )
+        out = []
+        for item in value:
+            if not isinstance(item, dict):
+                raise ValueError(
+                    f"Field '{self.name}': transform_each requires each list element to be a dict, "
+                    f"got {type(item).__name__}."
+                )
+            out.append(apply_transform(self.transform, {**captures, **item}))
+        return out
+
+
+# --------------------------------------------------------------------------
+# Tool-argument typing.
+# --------------------------------------------------------------------------
+
+
+def schema_types(schema):
+    """The JSON-schema type names a parameter declares, in order."""
+    if not isinstance(schema, dict):
+        return ()
+    declared = schema.get("type")
+    types = [declared] if isinstance(declared, str) else []
+    if isinstance(declared, list):
+        types.extend(name for name in declared if isinstance(name, str))
+    for union in ("anyOf", "oneOf"):
+        for choice in schema.get(union) or []:
+            types.extend(schema_types(choice))
+    if schema.get("nullable") and "null" not in types:
+        types.append("null")
+    return tuple(types)
+
+
+def _cast_one(raw, type_name):
+    """Cast `raw` to one JSON-schema type; raise ValueError when it does not fit."""
+    if type_name == "integer":
+        try:
+            return int(raw)
+        except ValueError:
+            number = float(raw)  # whole numbers written as floats, e.g. "3.0"
+            if number.is_integer():
+                return int(number)
+    elif type_name == "number":
+        number = float(raw)
+        if number == number and number not in (float("inf"), float("-inf")):
+            return int(number) if number.is_integer() and "." not in raw else number
+    elif type_name == "boolean":
+        word = raw.strip().lower()
+        if word in ("true", "1", "false", "0"):
+            return word in ("true", "1")
+    elif type_name == "null":
+        if raw.strip() in ("null", "None"):
+            return None
+    elif type_name in ("object", "array"):
+        decoded = json.loads(raw)
+        if isinstance(decoded, dict if type_name == "object" else list):
+            return decoded
+    raise ValueError(type_name)
+
+
+def cast_argument(raw, types):
+    """The first type that `raw` casts to wins; otherwise `raw` stays a string."""
+    for type_name in types:
+        try:
+            return _cast_one(raw, type_name)
+        except ValueError:
+            continue
+    return raw
+
+
+def _json_schema_of(function):
+    try:
+        from transformers.utils import get_json_schema
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise TypeError(
+            "tools given as Python functions need `transformers` (for get_json_schema); pass JSON-schema dicts instead"
+        ) from error
+    return get_json_schema(function)
+
+
+def tool_parameters(tools):
+    """Map tool name -> its JSON-schema `properties` (or {})."""
+    params = {}
+    for tool in tools or []:
+        if inspect.isfunction(tool) or inspect.ismethod(tool):
+            tool = _json_schema_of(tool)
+        function = tool.get("function", tool) if isinstance(tool, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            parameters = function.get("parameters")
+            properties = parameters.get("properties") if isinstance(parameters, dict) else None
+            params[function["name"]] = properties if isinstance(properties, dict) else {}
+    return params
+
+
+def type_tool_calls(value, params):
+    """Cast string arguments of `{"function": {"name", "arguments"}}` values
+    (or lists of them) to the types their tool's schema declares, in place."""
+    if isinstance(value, list):
+        return [type_tool_calls(item, params) for item in value]
+    function = value.get("function") if isinstance(value, dict) else None
+    if not isinstance(function, dict):
+        return value
+    name, arguments = function.get("name"), function.get("arguments")
+    if not isinstance(name, str) or not isinstance(arguments, dict):
+        return value
+    properties = params.get(name)
+    if properties:
+        for key, argument in arguments.items():
+            if key not in properties:
+                continue
+            types = schema_types(properties[key])
+            if not types:
+                continue
+            if isinstance(argument, str):
+                arguments[key] = cast_argument(argument, types)
+            elif isinstance(argument, list) and "array" not in types:
+                # repeated keys collected by xml-inline's merge_duplicates
+                arguments[key] = [cast_argument(item, types) if isinstance(item, str) else item for item in argument]
+    return value
+
+
+# --------------------------------------------------------------------------
+# Delimiters: where the next open/close is, and whether it may still change.
+# --------------------------------------------------------------------------
+
+
+class Literals:
+    """A delimiter given as one literal or a list of literals.
+
+    It is found with str.find (memoised per parser, so no text is searched
+    twice) and its partial matches with a table of the literals' prefixes:
+    the same answers as the reference's `regex` partial search on the
+    alternation `lit1|lit2|...` (longest first), which prefers a complete
+    match anywhere over a partial one at the end of the buffer.
+    """
+
+    __slots__ = ("literals", "grows_at_edge", "firsts", "prefixes", "longest", "pattern")
+
+    def __init__(self, literals, *, grows_at_edge):
+        # Longest first: at one position the longest literal wins.
+        self.literals = tuple(sorted(literals, key=len, reverse=True))
+        # True when a complete match that ends at the buffer edge may still
+        # grow (a literal extends another, or the source was a regex).
+        self.grows_at_edge = grows_at_edge
+        self.firsts = frozenset(literal[0] for literal in self.literals)
+        self.prefixes = frozenset(lit[:i] for lit in self.literals for i in range(1, len(lit)))
+        self.longest = len(self.literals[0])
+        self.pattern = None
+
+    def __repr__(self):
+        return f"Literals({list(self.literals)!r}, grows_at_edge={self.grows_at_edge})"
+
+    def find(self, buf, pos, base, memo):
+        """Leftmost complete match at or after `pos` (longest on ties): (start, end) or None.
+
+        `memo` maps literal -> (absolute start or -1, absolute end searched to).
+        """
+        best_start = -1
+        best_end = -1
+        end_abs = base + len(buf)
+        for literal in self.literals:
+            cached = memo.get(literal)
+            pos_abs = base + pos
+            if cached is not None and cached[0] >= pos_abs:
+                found = cached[0] - base
+            else:
+                start = pos
+                if cached is not None and cached[0] < 0:
+                    start = max(pos, cached[1] - len(literal) + 1 - base)
+                found = buf.find(literal, start)
+                memo[literal] = (found + base if found >= 0 else -1, end_abs)
+            if found >= 0 and (best_start < 0 or found < best_start):
+                best_start, best_end = found, found + len(literal)
+        if best_start < 0:
+            return None
+        return best_start, best_end
+
+    def partial_start(self, buf, pos):
+        """Leftmost start of a proper prefix of a literal running to the end, or -1."""
+        size = len(buf)
+        firsts = self.firsts
+        prefixes = self.prefixes
+        for start in range(max(pos, size - self.longest + 1), size):
+            if buf[start] in firsts and buf[start:] in prefixes:
+                return start
+        return -1
+
+
+class Pattern:
+    """A delimiter given as a regex: searched with the `regex` module's
+    partial matching, exactly as the reference does."""
+
+    __slots__ = ("pattern", "compiled", "group_names")
+
+    grows_at_edge = True
+    literals = None
+
+    def __init__(self, pattern):
+        self.pattern = pattern
+        rx = regex_module()
+        self.compiled = rx.compile(pattern, rx.DOTALL)
+        self.group_names = tuple(self.compiled.groupindex)
+
+    def __repr__(self):
+        return f"Pattern({self.pattern!r})"
+
+
+def last_anchor_end(anchor, text):
+    """End of the last non-overlapping match of the start anchor in `text`, or None."""
+    last = None
+    if isinstance(anchor, Pattern):
+        for match in anchor.compiled.finditer(text):
+            last = match.end()
+        return last
+    pos = 0
+    memo = {}
+    while True:
+        found = anchor.find(text, pos, 0, memo)
+        if found is None:
+            return last
+        pos = last = found[1]
+
+
+# --------------------------------------------------------------------------
+# The streaming driver.
+# --------------------------------------------------------------------------
+
+OPEN, CLOSE = 0, 1
+
+
+class StreamParser:
+    """Streaming response parser; subclasses supply the template's tables.
+
+    Class attributes set by the generated module:
+      FIELDS   tuple of Field
+      IMPLICIT index of the implicit field, or None
+      WATCH    state -> tuple of (kind, field index, delimiter); the state is
+               the index of the open explicit field, or -1 for the implicit
+               region / null sink
+      START_ANCHOR  Literals or Pattern
+      CONTEXT  characters kept before the read position for regex
+               delimiters: 0 (none needed), 1 (^, \\b...), or -1 (all, for
+               lookbehind)
+      DEFAULTS the template's defaults
+    """
+
+    FIELDS = ()
+    IMPLICIT = None
+    WATCH = {}
+    START_ANCHOR = None
+    CONTEXT = 0
+    DEFAULTS = {}
+
+    def __init__(self, prefix=None, *, tools=None):
+        if prefix is None:
+            raise ValueError(
+                "ResponseParser/parse_response requires `prefix` (the chat prompt sent to the model before "
+                "generation): chat templates often pre-write part of the assistant message (e.g. an opening "
+                '`<think>`). If the generation already holds the whole message, pass prefix="" to opt out.'
+            )
+        self._tool_params = tool_parameters(tools)
+        self._buf = ""  # the text from absolute offset _base on
+        self._base = 0
+        self._pos = 0  # read position, relative to _buf
+        self._memo = {}
+        self._output = deepcopy(self.DEFAULTS)
+        self._current = self.IMPLICIT  # field index, or None for the null sink
+        self._state = -1
+        self._captures = {}
+        self._body = []
+        self._opened = False
+        self._finalized = False
+        self.initial_events = []
+        if prefix:
+            end = last_anchor_end(self.START_ANCHOR, prefix)
+            text = prefix if end is None else prefix[end:]
+            if text:
+                self._buf = text
+                self._process(self.initial_events, False)
+
+    # -- public API --------------------------------------------------------
+
+    def feed(self, text):
+        """Add generated text; return the events it completes."""
+        if self._finalized:
+            raise RuntimeError("ResponseParser already finalized")
+        if text:
+            self._append(text)
+        events = []
+        self._process(events, False)
+        return events
+
+    def finalize(self):
+        """End of generation: return (message, final events)."""
+        if self._finalized:
+            raise RuntimeError("ResponseParser already finalized")
+        events = []
+        self._process(events, True)
+        output = self._output
+        missing = [field.name for field in self.FIELDS if not field.optional and field.name not in output]
+        if missing:
+            raise ValueError(f"Required response_template fields missing from parsed output: {missing}")
+        defaults = self.DEFAULTS
+        self._output = {
+            key: value
+            for key, value in output.items()
+            if key in defaults or not (value is None or (isinstance(value, (list, dict, str)) and not value))
+        }
+        self._finalized = True
+        return self._output, events
+
+    # -- buffer ------------------------------------------------------------
+
+    def _append(self, text):
+        """Drop consumed text (keeping the context regex delimiters need), then append."""
+        context = self.CONTEXT
+        if context >= 0:
+            cut = self._pos - context
+            if cut > 0:
+                self._buf = self._buf[cut:]
+                self._base += cut
+                self._pos -= cut
+        self._buf += text
+
+    # -- the state machine -------------------------------------------------
+
+    def _scan(self, watch, eos):
+        """Best committable match and the hold position (see SPEC step 2-3)."""
+        buf = self._buf
+        pos = self._pos
+        size = len(buf)
+        hold = size
+        best = None
+        best_start = best_len = 0
+        for entry in watch:
+            kind, index, delim = entry
+            if delim.literals is not None:
+                found = delim.find(buf, pos, self._base, self._memo)
+                if found is None:
+                    if not eos:
+                        start = delim.partial_start(buf, pos)
+                        if 0 <= start < hold:
+                            hold = start
+                    continue
+                start, end = found
+                match = None
+                if not eos and end == size and delim.grows_at_edge:
+                    if start < hold:
+                        hold = start
+                    continue
+            else:
+                if eos:
+                    match = delim.compiled.search(buf, pos)
+                else:
+                    match = delim.compiled.search(buf, pos, partial=True)
+                if match is None:
+                    continue
+                start, end = match.span()
+                if not eos and (match.partial or end == size):
+                    if start < hold:
+                        hold = start
+                    continue
+            length = end - start
+            if best is not None:
+                if start > best_start:
+                    continue
+                if start == best_start:
+                    if length < best_len:
+                        continue
+                    if length == best_len:
+                        if kind > best[0]:
+                            continue
+                        if kind == best[0] and self.FIELDS[index].name >= self.FIELDS[best[1]].name:
+                            continue
+            best = (kind, index, start, end, match)
+            best_start, best_len = start, length
+        if best is not None and best_start >= hold:
+            best = None
+        return best, hold
+
+    def _process(self, events, eos):
+        watch_sets = self.WATCH
+        while True:
+            best, hold = self._scan(watch_sets[self._state], eos)
+            if best is not None:
+                kind, index, start, end, match = best
+                if start > self._pos:
+                    self._route(events, self._buf[self._pos : start])
+                self._pos = end
+                if kind == OPEN:
+                    self._close(events)
+                    self._open(events, index, match)
+                else:
+                    had_text = self._opened
+                    self._close(events)
+                    if not had_text and start == end:
+                        break  # a zero-width close of an empty region would fire forever
+                continue
+            if eos:
+                if self._pos < len(self._buf):
+                    self._route(events, self._buf[self._pos :])
+                    self._pos = len(self._buf)
+                self._close(events)
+                break
+            if hold > self._pos:
+                self._route(events, self._buf[self._pos : hold])
+                self._pos = hold
+            break
+
+    def _route(self, events, text):
+        """Text goes to the current region (nothing to the null sink)."""
+        current = self._current
+        if current is None or not text:
+            return
+        field = self.FIELDS[current]
+        if not self._opened:
+            events.append({"type": "region_open", "field": field.name})
+            self._opened = True
+        self._body.append(text)
+        events.append({"type": "region_chunk", "field": field.name, "text": text, "dirty": field.dirty})
+
+    def _open(self, events, index, match):
+        field = self.FIELDS[index]
+        self._current = index
+        self._state = index
+        if match is None:
+            self._captures = {}
+        else:
+            self._captures = {key: value for key, value in match.groupdict().items() if value is not None}
+        self._body = []
+        self._opened = True
+        events.append({"type": "region_open", "field": field.name})
+
+    def _close(self, events):
+        """Close the current region (if it ever opened) and return to the implicit one."""
+        current = self._current
+        if current is not None and self._opened:
+            field = self.FIELDS[current]
+            value = field.value_of("".join(self._body), self._captures)
+            if self._tool_params:
+                value = type_tool_calls(value, self._tool_params)
+            output = self._output
+            if field.join is not None:
+                if not isinstance(value, str):
+                    raise ValueError(
+                        f"Field '{field.name}': 'join' requires each match to parse to a string, "
+                        f"got {type(value).__name__}."
+                    )
+                previous = output.get(field.name)
+                output[field.name] = value if previous is None else previous + field.join + value
+            elif field.repeats:
+                output.setdefault(field.name, []).append(value)
+            else:
+                output[field.name] = value
+            events.append({"type": "region_close", "field": field.name, "value": value})
+        self._current = self.IMPLICIT
+        self._state = -1
+        self._captures = {}
+        self._body = []
+        self._opened = False
+
+
+def run_parse_response(parser_class, text, prefix, tools):
+    """`parse_response` for one text or a batch (list of texts, with one
+    prefix for all or one per text)."""
+    if prefix is None:
+        parser_class(None)  # raises the missing-prefix ValueError
+    if isinstance(text, str):
+        texts, batched = [text], False
+    elif isinstance(text, (list, tuple)):
+        texts, batched = list(text), True
+    else:
+        raise TypeError(f"parse_response expects a str or a list of str, got {type(text).__name__}")
+    if isinstance(prefix, str):
+        prefixes = [prefix] * len(texts)
+    elif isinstance(prefix, (list, tuple)):
+        if not prefix:
+            prefixes = [""] * len(texts)
+        elif len(prefix) != len(texts):
+            raise ValueError(
+                f"Got {len(texts)} response(s) but {len(prefix)} prefix(es); `prefix` must be one string "
+                "(used for every response) or one per response."
+            )
+        else:
+            prefixes = list(prefix)
+    else:
+        raise TypeError(f"prefix must be a str or a list of str, got {type(prefix).__name__}")
+    messages = []
+    for one_text, one_prefix in zip(texts, prefixes):
+        parser = parser_class(one_prefix, tools=tools)
+        parser.feed(one_text)
+        messages.append(parser.finalize()[0])
+    return messages if batched else messages[0]
