@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -48,6 +49,16 @@ def _parser() -> argparse.ArgumentParser:
 
     ir = commands.add_parser("ir", help="print a template's intermediate representation")
     ir.add_argument("template", metavar="TEMPLATE")
+
+    parse = commands.add_parser(
+        "parse",
+        help="parse a model output with a compiled template and print the message as JSON",
+        description="Compile TEMPLATE in process and parse TEXT (or standard input) with it.",
+    )
+    parse.add_argument("template", metavar="TEMPLATE")
+    parse.add_argument("--text", help="the model output (default: read standard input)")
+    parse.add_argument("--prefix", default="", help="the prompt sent to the model (default: none)")
+    parse.add_argument("--tools", type=Path, help="a JSON file with a list of tools, to type their arguments")
     return parser
 
 
@@ -102,8 +113,27 @@ def _ir(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse(args: argparse.Namespace) -> int:
+    from .pipeline import compile_template
+
+    try:
+        source = sources.read(args.template)
+        module = compile_template(source.template, name=source.name)
+    except TemplateError as error:
+        print(error, file=sys.stderr)
+        return 2
+    text = args.text if args.text is not None else sys.stdin.read()
+    tools = json.loads(args.tools.read_text(encoding="utf-8")) if args.tools else None
+    try:
+        message = module.parse_response(text, prefix=args.prefix, tools=tools)
+    except (ValueError, KeyError, TypeError) as error:
+        print(f"parse error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps(message, indent=2, ensure_ascii=False))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "build":
-        return _build(args)
-    return _ir(args)
+    commands = {"build": _build, "ir": _ir, "parse": _parse}
+    return commands[args.command](args)

@@ -59,7 +59,7 @@ def resolve(spec: str) -> Path:
     if path.exists():
         return path
     if "/" not in spec and "\\" not in spec:
-        for candidate in (TEMPLATES_DIR / spec, TEMPLATES_DIR / f"{spec}.json"):
+        for candidate in (TEMPLATES_DIR / f"{spec}.json", Path("templates_src") / f"{spec}.json"):
             if candidate.is_file():
                 return candidate
     known = ", ".join(sorted(p.stem for p in TEMPLATES_DIR.glob("*.json"))) or "none"

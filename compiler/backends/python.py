@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -13,7 +14,6 @@ from .. import __version__
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from .literals import python_literal
 
-RUNTIME_CORE = Path(__file__).resolve().parent.parent.parent / "runtime" / "core.py"
 BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
 
 _env = jinja2.Environment(
@@ -24,6 +24,11 @@ _env = jinja2.Environment(
     keep_trailing_newline=True,
     autoescape=False,
 )
+
+
+def runtime_core_source() -> str:
+    """runtime/core.py, for --vendor (found wherever the package is installed)."""
+    return Path(importlib.util.find_spec("runtime.core").origin).read_text(encoding="utf-8")
 
 
 def _identifier(name: str) -> str:
@@ -103,7 +108,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
         sha256=program.sha256,
         name=program.name,
         vendored=vendored,
-        runtime_source=RUNTIME_CORE.read_text(encoding="utf-8") if vendored else "",
+        runtime_source=runtime_core_source() if vendored else "",
         template=python_literal(json.loads(program.template_json)),
         delimiters=delimiters,
         fields=fields,

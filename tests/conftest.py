@@ -1,0 +1,39 @@
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+GENERATED = ROOT / "generated" / "python"
+
+
+def load_generated(name: str):
+    """Import a committed module from generated/python/."""
+    path = GENERATED / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"generated_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def compiled():
+    """shape -> compiled module: the committed one for templates_src/, else compiled in process."""
+    from compiler import compile_template
+    from shapes import SHAPES
+
+    cache = {}
+
+    def get(shape):
+        if shape.name not in cache:
+            if (GENERATED / f"{shape.name}.py").is_file() and (ROOT / "templates_src" / f"{shape.name}.json").is_file():
+                cache[shape.name] = load_generated(shape.name)
+            else:
+                cache[shape.name] = compile_template(shape.template, name=shape.name)
+        return cache[shape.name]
+
+    return get

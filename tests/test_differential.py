@@ -1,0 +1,66 @@
+"""Compiled parsers against the reference interpreter, on generated outputs
+and chunkings: every event list, the message and the exception class."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from differential import assert_same_behaviour
+from shapes import SHAPES
+
+EXAMPLES = int(os.environ.get("DIFF_EXAMPLES", "120"))
+
+
+@st.composite
+def outputs(draw, shape):
+    vocab = shape.vocabulary()
+    piece = st.one_of(st.sampled_from(shape.blocks), st.sampled_from(shape.blocks), st.sampled_from(vocab))
+    return "".join(draw(st.lists(piece, max_size=10)))
+
+
+@st.composite
+def chunkings(draw, text):
+    how = draw(st.sampled_from(["whole", "chars", "cuts", "cuts", "cuts"]))
+    if how == "whole":
+        return [text]
+    if how == "chars":
+        return list(text)
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(text)), max_size=max(1, len(text))))))
+    bounds = [0] + cuts + [len(text)]
+    chunks = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return chunks  # may hold empty chunks: feed("") is legal too
+
+
+@st.composite
+def cases(draw, shape):
+    text = draw(outputs(shape))
+    prefix = draw(st.sampled_from(shape.prefixes))
+    if draw(st.booleans()):
+        prefix += draw(outputs(shape))
+    chunks = draw(chunkings(text))
+    tools = draw(st.sampled_from([None, shape.tools])) if shape.tools else None
+    return prefix, chunks, tools
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_matches_reference(shape, compiled, data):
+    prefix, chunks, tools = data.draw(cases(shape))
+    assert_same_behaviour(shape.template, compiled(shape), prefix, chunks, tools)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
+def test_blocks_whole_and_per_character(shape, compiled):
+    """Every well-formed block, alone and all together, whole and per character."""
+    module = compiled(shape)
+    texts = list(shape.blocks) + ["".join(shape.blocks)]
+    for prefix in shape.prefixes:
+        for text in texts:
+            for tools in (None, shape.tools):
+                assert_same_behaviour(shape.template, module, prefix, [text], tools)
+                assert_same_behaviour(shape.template, module, prefix, list(text), tools)
