@@ -245,6 +245,37 @@ EXTENDING_LITERALS = {
     },
 }
 
+# Zero-width and look-behind delimiters, (?m) anchors, an open with no close.
+EDGE_PATTERNS = {
+    "start_anchor_pattern": r"(?m)^ASSISTANT:",
+    "fields": {
+        "tool_calls": {
+            "open_pattern": r"(?<=\n)CALL (?P<name>\w+):",
+            "close_pattern": r"(?=\n)|$",
+            "repeats": True,
+            "transform": {"name": "{name}", "args": "{content}"},
+        },
+        "summary": {"open": "SUMMARY:", "content": "text"},
+        "content": {"close_pattern": r"(?=\nEND)|\bEOF\b"},
+    },
+}
+
+# No implicit field: text outside regions goes to the null sink.
+NULL_SINK = {
+    "start_anchor_pattern": r"\b",
+    "fields": {
+        "reasoning_content": {"open_pattern": r"<r>|(?<=</a>)\s*(?=\S)", "close": "</r>"},
+        "content": {"open": ["<a>", "<answer>"], "close": "</a>", "repeats": True, "join": " "},
+        "tool_calls": {
+            "open_pattern": r"<call name=\"(?P<name>[^\"]*)\">",
+            "close_pattern": r"</call(?P<junk>\s*)>",
+            "repeats": True,
+            "content": "kv-lines",
+            "transform": {"function": {"name": "{name}", "arguments": "{content}"}},
+        },
+    },
+}
+
 SHAPES = [
     Shape(
         "qwen3",
@@ -363,6 +394,24 @@ SHAPES = [
             "</s></s>",
         ],
         prefixes=["", "[ASSISTANT]", "[ASSISTANT]:", "[USER] hi [ASSISTANT]: [THINK]"],
+    ),
+]
+
+SHAPES += [
+    Shape(
+        "edge_patterns",
+        EDGE_PATTERNS,
+        blocks=["Hi there", "\nCALL search:query=x", "\nCALL get_weather:", "SUMMARY: all done", "\nEND", " EOF", "EOF"],
+        noise=["CALL ", "\n", "ASSISTANT:", "END"],
+        prefixes=["", "USER: hi\nASSISTANT:", "ASSISTANT: one\nASSISTANT: two\nCALL x:"],
+    ),
+    Shape(
+        "null_sink",
+        NULL_SINK,
+        blocks=["<r>why</r>", "<a>yes</a>", "<answer>maybe</a>", '<call name="get_weather">city: Paris\ndays: 3\n</call >', "junk"],
+        noise=["<call", ' name="', "</call", "</a>", "  x"],
+        prefixes=["", "word", "<a>pre"],
+        tools=TOOLS,
     ),
 ]
 
