@@ -50,6 +50,14 @@ def _parser() -> argparse.ArgumentParser:
     ir = commands.add_parser("ir", help="print a template's intermediate representation")
     ir.add_argument("template", metavar="TEMPLATE")
 
+    vectors = commands.add_parser(
+        "vectors",
+        help="regenerate tests/vectors/*.jsonl from the reference interpreter (needs transformers)",
+        description="Run the reference on every sample in templates_src/samples/, in several chunkings, "
+        "and write one JSON case per line to tests/vectors/<template>.jsonl.",
+    )
+    vectors.add_argument("--check", action="store_true", help="write nothing; exit 1 naming stale vector files")
+
     parse = commands.add_parser(
         "parse",
         help="parse a model output with a compiled template and print the message as JSON",
@@ -133,7 +141,16 @@ def _parse(args: argparse.Namespace) -> int:
     return 0
 
 
+def _vectors(args: argparse.Namespace) -> int:
+    from .vectors import write_all
+
+    stale = write_all(check=args.check)
+    for path in stale:
+        print(f"{'stale' if args.check else 'wrote'} {path}", file=sys.stderr if args.check else sys.stdout)
+    return 1 if (args.check and stale) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"build": _build, "ir": _ir, "parse": _parse}
+    commands = {"build": _build, "ir": _ir, "parse": _parse, "vectors": _vectors}
     return commands[args.command](args)
