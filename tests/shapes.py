@@ -415,8 +415,36 @@ SHAPES += [
     ),
 ]
 
-for _path in sorted(TEMPLATES_SRC.glob("*.json")):
-    if _path.stem not in {s.name for s in SHAPES}:
-        SHAPES.append(Shape(_path.stem, _load(_path.stem), blocks=["Hello.", "\n"], prefixes=[""]))
+
+
+def _bundled_shape(path: Path) -> Shape:
+    """A templates_src/ template, with its samples' outputs (whole and in
+    thirds) as blocks and their prefixes and tools."""
+    samples_file = TEMPLATES_SRC / "samples" / path.name
+    samples = json.loads(samples_file.read_text(encoding="utf-8"))["samples"] if samples_file.is_file() else []
+    blocks = ["Hello.", "\n"]
+    for sample in samples:
+        text = sample["output"]
+        third = max(1, len(text) // 3)
+        blocks += [text, text[:third], text[third : 2 * third], text[2 * third :]]
+    prefixes = list(dict.fromkeys([""] + [sample["prefix"] for sample in samples]))
+    tools = next((sample["tools"] for sample in samples if sample.get("tools")), None)
+    return Shape(path.stem, _load(path.stem), blocks=blocks, prefixes=prefixes, tools=tools)
+
+
+def _merged(bundled: Shape) -> Shape:
+    """A bundled template keeps the hand-written blocks of a shape of the same name."""
+    for shape in SHAPES:
+        if shape.name == bundled.name:
+            bundled.blocks = shape.blocks + bundled.blocks
+            bundled.noise = shape.noise
+            bundled.prefixes = list(dict.fromkeys(shape.prefixes + bundled.prefixes))
+            bundled.tools = shape.tools or bundled.tools
+    return bundled
+
+
+SHAPES = [_merged(_bundled_shape(path)) for path in sorted(TEMPLATES_SRC.glob("*.json"))] + [
+    shape for shape in SHAPES if not (TEMPLATES_SRC / f"{shape.name}.json").is_file()
+]
 
 SHAPES_BY_NAME = {shape.name: shape for shape in SHAPES}
