@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Union
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from .analysis import FastPath
 
 OPEN = "open"
 CLOSE = "close"
@@ -106,6 +109,9 @@ class State:
 
     region: int | None
     watch: tuple[Watch, ...]
+    # When set, new text with none of these trigger characters (and not
+    # ending in a lead character) cannot start a delimiter: no regex runs.
+    fast: "FastPath | None" = None
 
 
 @dataclass(frozen=True)
@@ -185,4 +191,10 @@ def format_program(program: Program) -> str:
         region = "implicit" if state.region is None else names[state.region]
         watched = ", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing"
         lines.append(f"  state {region}: watch {watched}")
+        if state.fast is not None:
+            fast = state.fast
+            triggers = json.dumps("".join(fast.triggers), ensure_ascii=False)
+            leads = " ".join(lead.source for lead in fast.leads)
+            hold = f" hold-while {fast.hold_lead.source}" if fast.hold_lead is not None else ""
+            lines.append(f"    fast-path triggers {triggers}" + (f" leads {leads}" if leads else "") + hold)
     return "\n".join(lines) + "\n"

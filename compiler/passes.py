@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from .analysis import fast_path_of, merge_fast_paths
 from .ir import CLOSE, OPEN, Delimiter, LiteralDelimiter, Program, RegexDelimiter, State, Watch
 
 # Characters that make a regex more than a plain literal.
@@ -77,7 +78,20 @@ def plan_context(program: Program) -> Program:
     return dataclasses.replace(program, context=context)
 
 
-PIPELINE = (literalize_patterns, plan_states, plan_context)
+def plan_fast_paths(program: Program) -> Program:
+    """Trigger characters per state, so most text skips the regex engine."""
+    if program.context < 0:
+        return program  # look-behind needs every character kept: no skipping
+    states = []
+    for state in program.states:
+        delims = [
+            program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch
+        ]
+        states.append(dataclasses.replace(state, fast=merge_fast_paths([fast_path_of(d) for d in delims])))
+    return dataclasses.replace(program, states=tuple(states))
+
+
+PIPELINE = (literalize_patterns, plan_states, plan_context, plan_fast_paths)
 
 
 def run_passes(program: Program) -> Program:

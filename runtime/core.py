@@ -453,6 +453,55 @@ class Pattern:
         return f"Pattern({self.pattern!r})"
 
 
+class Lead:
+    """A character class a delimiter may start with, repeated (the `\\s` of `\\s*<tool_call>`)."""
+
+    __slots__ = ("source", "ascii", "_all")
+
+    def __init__(self, source, ascii):
+        self.source = source
+        self.ascii = ascii  # its ASCII members, computed at build time
+        self._all = None
+
+    def __repr__(self):
+        return f"Lead({self.source!r})"
+
+    def holds(self, text):
+        """Whether every character of `text` is in the class."""
+        if text.isascii():
+            return not text.strip(self.ascii)
+        if self._all is None:
+            self._all = regex_module().compile(f"{self.source}*")
+        return self._all.fullmatch(text) is not None
+
+
+class FastPath:
+    """What lets a state skip every search (planned by the compiler):
+    no delimiter watched in the state can match, or be pending, in text that
+    holds none of `triggers` and does not end in a `leads` character."""
+
+    __slots__ = ("triggers", "leads", "hold_lead", "lead_ascii")
+
+    def __init__(self, triggers, leads=(), hold_lead=None):
+        self.triggers = tuple(triggers)
+        self.leads = tuple(leads)
+        # While the held text and new text are all in this class, the pending
+        # match stays where it is: more such text changes nothing.
+        self.hold_lead = hold_lead
+        self.lead_ascii = "".join(sorted({char for lead in self.leads for char in lead.ascii}))
+
+    def __repr__(self):
+        return f"FastPath({''.join(self.triggers)!r}, leads={self.leads!r})"
+
+    def may_start_at_end(self, char):
+        """Whether a delimiter may be pending from this last character on."""
+        if not self.leads:
+            return False
+        if char < "\x80":
+            return char in self.lead_ascii
+        return any(lead.holds(char) for lead in self.leads)
+
+
 def last_anchor_end(anchor, text):
     """End of the last non-overlapping match of the start anchor in `text`, or None."""
     last = None
@@ -486,6 +535,7 @@ class StreamParser:
                the index of the open explicit field, or -1 for the implicit
                region / null sink
       START_ANCHOR  Literals or Pattern
+      FAST     state -> FastPath, for states whose delimiters allow skipping
       CONTEXT  characters kept before the read position for regex
                delimiters: 0 (none needed), 1 (^, \\b...), or -1 (all, for
                lookbehind)
@@ -495,6 +545,7 @@ class StreamParser:
     FIELDS = ()
     IMPLICIT = None
     WATCH = {}
+    FAST = {}
     START_ANCHOR = None
     CONTEXT = 0
     DEFAULTS = {}
@@ -511,6 +562,8 @@ class StreamParser:
         self._base = 0
         self._pos = 0  # read position, relative to _buf
         self._memo = {}
+        self._pieces = []  # held text not yet joined onto _buf (see feed)
+        self._held_in_lead = False
         self._output = deepcopy(self.DEFAULTS)
         self._current = self.IMPLICIT  # field index, or None for the null sink
         self._state = -1
@@ -525,6 +578,7 @@ class StreamParser:
             if text:
                 self._buf = text
                 self._process(self.initial_events, False)
+                self._note_held()
 
     # -- public API --------------------------------------------------------
 
@@ -532,10 +586,26 @@ class StreamParser:
         """Add generated text; return the events it completes."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
-        if text:
-            self._append(text)
         events = []
+        if text:
+            fast = self.FAST.get(self._state)
+            if fast is not None:
+                for trigger in fast.triggers:
+                    if trigger in text:
+                        break
+                else:
+                    # No delimiter can match in `text`; see FastPath.
+                    if self._pos == len(self._buf) and not self._pieces:
+                        if not fast.may_start_at_end(text[-1]):
+                            self._route(events, text)
+                            self._skip(text)
+                            return events
+                    elif self._held_in_lead and fast.hold_lead.holds(text):
+                        self._pieces.append(text)
+                        return events
+            self._append(text)
         self._process(events, False)
+        self._note_held()
         return events
 
     def finalize(self):
@@ -543,6 +613,7 @@ class StreamParser:
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
         events = []
+        self._join_pieces()
         self._process(events, True)
         output = self._output
         missing = [field.name for field in self.FIELDS if not field.optional and field.name not in output]
@@ -559,8 +630,31 @@ class StreamParser:
 
     # -- buffer ------------------------------------------------------------
 
+    def _join_pieces(self):
+        if self._pieces:
+            self._buf += "".join(self._pieces)
+            self._pieces = []
+
+    def _skip(self, text):
+        """All of `text` was routed: keep only the context delimiters need."""
+        if self.CONTEXT:
+            self._base += len(self._buf) + len(text) - 1
+            self._buf = text[-1]
+            self._pos = 1
+        else:
+            self._base += len(self._buf) + len(text)
+            self._buf = ""
+            self._pos = 0
+
+    def _note_held(self):
+        """Whether the held text is all of the state's hold lead (see FastPath)."""
+        fast = self.FAST.get(self._state)
+        lead = None if fast is None else fast.hold_lead
+        self._held_in_lead = lead is not None and self._pos < len(self._buf) and lead.holds(self._buf[self._pos :])
+
     def _append(self, text):
         """Drop consumed text (keeping the context regex delimiters need), then append."""
+        self._join_pieces()
         context = self.CONTEXT
         if context >= 0:
             cut = self._pos - context

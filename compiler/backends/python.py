@@ -89,6 +89,12 @@ def render(program: Program, *, vendored: bool = False) -> str:
             if (kind, field.index) in delimiter_vars:
                 args.append(f"{kind}={delimiter_vars[(kind, field.index)]}")
         fields.append({"name": python_literal(field.name), "args": args})
+    leads: dict[object, str] = {}
+    for state in program.states:
+        if state.fast is not None:
+            for lead in state.fast.leads:
+                if lead not in leads:
+                    leads[lead] = f"LEAD_{len(leads)}"
     states = []
     for state in program.states:
         watch = [
@@ -97,11 +103,23 @@ def render(program: Program, *, vendored: bool = False) -> str:
         ]
         region = "implicit region" if state.region is None else names[state.region]
         comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
-        states.append({"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment})
+        fast = None
+        if state.fast is not None:
+            fast = f"FastPath({python_literal(''.join(state.fast.triggers))}"
+            if state.fast.leads:
+                fast += f", leads=({''.join(leads[lead] + ', ' for lead in state.fast.leads)})"
+            if state.fast.hold_lead is not None:
+                fast += f", hold_lead={leads[state.fast.hold_lead]}"
+            fast += ")"
+        states.append(
+            {"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment, "fast": fast}
+        )
     used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
     used_names += _delimiter_code(program.start_anchor)
     imports = ["CLOSE", "OPEN", "Field", "StreamParser", "run_parse_response"]
     imports += [name for name in ("Literals", "Pattern", "Placeholder") if f"{name}(" in used_names]
+    imports += ["FastPath"] if any(state["fast"] for state in states) else []
+    imports += ["Lead"] if leads else []
     source = _env.get_template("python_module.py.j2").render(
         version=__version__,
         origin=program.origin,
@@ -117,6 +135,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
         start_anchor=_delimiter_code(program.start_anchor),
         context=program.context,
         states=states,
+        leads=[{"var": var, "code": f"Lead({python_literal(lead.source)}, {python_literal(lead.ascii)})"} for lead, var in leads.items()],
         imports=sorted(imports),
     )
     return black.format_str(source, mode=BLACK_MODE)

@@ -17,7 +17,9 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    FastPath,
     Field,
+    Lead,
     Literals,
     OPEN,
     Pattern,
@@ -58,6 +60,9 @@ TOOL_CALLS_CLOSE = Pattern("</tool_call>(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern("\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)")
 
+# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
 FIELDS = (
     Field(
         "reasoning_content",
@@ -97,6 +102,13 @@ class ResponseParser(StreamParser):
         ),  # implicit region: open reasoning_content, open tool_calls, close content
         0: ((CLOSE, 0, REASONING_CONTENT_CLOSE),),  # reasoning_content: close reasoning_content
         1: ((CLOSE, 1, TOOL_CALLS_CLOSE),),  # tool_calls: close tool_calls
+    }
+    # Per state: text holding none of these characters (and not ending in a
+    # lead character) cannot start a delimiter, so it skips every search.
+    FAST = {
+        -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<"),
+        1: FastPath("<"),
     }
 
 

@@ -1,0 +1,191 @@
+"""Delimiter analyses that make the common streaming step cheap and exact.
+
+For each delimiter we look for a *trigger set* T and *lead classes* W such
+that every match, and every partial match running to the end of the buffer,
+either contains a character of T or consists only of characters of W.
+For `\\s*<tool_call>`: T = {"<"}, W = [\\s]. A parser whose unconsumed
+text holds no T character and does not end in a W character then knows,
+without running any regex, that no delimiter can match or be pending.
+
+Patterns are read with the standard library's regex parser; anything it
+might read differently from the `regex` module (POSIX classes, \\p{..},
+inline flags other than s, lookarounds or anchors in the leading position)
+gets no fast path, which is always safe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+try:  # Python 3.11+
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
+except ImportError:  # pragma: no cover - Python < 3.11
+    import sre_constants  # type: ignore[no-redef]
+    import sre_parse  # type: ignore[no-redef]
+
+from .ir import Delimiter, LiteralDelimiter
+
+C = sre_constants
+_CATEGORIES = {
+    C.CATEGORY_SPACE: r"\s",
+    C.CATEGORY_NOT_SPACE: r"\S",
+    C.CATEGORY_DIGIT: r"\d",
+    C.CATEGORY_NOT_DIGIT: r"\D",
+    C.CATEGORY_WORD: r"\w",
+    C.CATEGORY_NOT_WORD: r"\W",
+}
+# Syntax the `regex` module reads differently from (or beyond) the re parser.
+_UNSURE = ("[:", "\\p", "\\P", "\\N", "\\X", "\\G", "\\K", "\\L", "\\m", "\\M", "(?V", "(?|", "(?(", "(?&", "(?R", "(?r")
+_ALLOWED_FLAGS = C.SRE_FLAG_UNICODE | C.SRE_FLAG_DOTALL
+_MAX_SET = 256
+
+
+@dataclass(frozen=True)
+class Lead:
+    """A character class a match may start with, repeated (`\\s*`)."""
+
+    source: str  # a regex character class, e.g. "[\\s]"
+    ascii: str  # its ASCII members, for str.strip
+
+
+@dataclass(frozen=True)
+class FastPath:
+    triggers: tuple[str, ...]  # sorted characters
+    leads: tuple[Lead, ...]
+    # A lead whose unbounded repeat starts a delimiter: while the held text
+    # and new text are all of this class, a partial match stays at the read
+    # position, so more such text changes nothing.
+    hold_lead: Lead | None = None
+
+
+class _NoFastPath(Exception):
+    pass
+
+
+def _literal_chars(items) -> set[str]:
+    """Members of a character set with no categories or negation."""
+    chars: set[str] = set()
+    for op, av in items:
+        if op == C.LITERAL:
+            chars.add(chr(av))
+        elif op == C.RANGE and av[1] - av[0] < _MAX_SET:
+            chars.update(chr(code) for code in range(av[0], av[1] + 1))
+        else:
+            raise _NoFastPath
+    return chars
+
+
+def _first(items) -> tuple[set[str], bool]:
+    """First characters of a sequence, and whether it can match empty."""
+    chars: set[str] = set()
+    for op, av in items:
+        item_chars, nullable = _first_item(op, av)
+        chars |= item_chars
+        if not nullable:
+            return chars, False
+    return chars, True
+
+
+def _first_item(op, av) -> tuple[set[str], bool]:
+    if op == C.LITERAL:
+        return {chr(av)}, False
+    if op == C.IN:
+        return _literal_chars(av), False
+    if op == C.SUBPATTERN:
+        _group, add_flags, del_flags, body = av
+        if add_flags or del_flags:
+            raise _NoFastPath
+        return _first(body)
+    if op == C.BRANCH:
+        chars: set[str] = set()
+        nullable = False
+        for branch in av[1]:
+            branch_chars, branch_nullable = _first(branch)
+            chars |= branch_chars
+            nullable = nullable or branch_nullable
+        return chars, nullable
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)):
+        low, high, body = av
+        if high == 0:
+            return set(), True
+        chars, nullable = _first(body)
+        return chars, nullable or low == 0
+    raise _NoFastPath  # anchors, lookarounds, ".", negated literals, backreferences
+
+
+def _class_source(op, av) -> str:
+    if op == C.LITERAL:
+        return "[" + regex.escape(chr(av)) + "]"
+    parts = []
+    for item_op, item_av in av:
+        if item_op == C.NEGATE:
+            parts.insert(0, "^")
+        elif item_op == C.LITERAL:
+            parts.append(regex.escape(chr(item_av)))
+        elif item_op == C.RANGE:
+            parts.append(regex.escape(chr(item_av[0])) + "-" + regex.escape(chr(item_av[1])))
+        elif item_op == C.CATEGORY and item_av in _CATEGORIES:
+            parts.append(_CATEGORIES[item_av])
+        else:
+            raise _NoFastPath
+    return "[" + "".join(parts) + "]"
+
+
+def _lead(op, av) -> tuple[Lead, bool] | None:
+    """The class of a leading single-character repeat, like `\\s*` or `\\n+`,
+    and whether the repeat is unbounded."""
+    if op not in (C.MAX_REPEAT, C.MIN_REPEAT):
+        return None
+    _low, high, body = av
+    if len(body) != 1 or body[0][0] not in (C.LITERAL, C.IN):
+        return None
+    source = _class_source(*body[0])
+    compiled = regex.compile(source)
+    lead = Lead(source, "".join(chr(code) for code in range(128) if compiled.fullmatch(chr(code))))
+    return lead, high == C.MAXREPEAT
+
+
+def fast_path_of(delim: Delimiter) -> FastPath | None:
+    """Trigger set and lead classes of one delimiter, or None when unsure."""
+    if isinstance(delim, LiteralDelimiter):
+        return FastPath(tuple(sorted({literal[0] for literal in delim.literals})), ())
+    pattern = delim.pattern
+    if any(marker in pattern for marker in _UNSURE):
+        return None
+    try:
+        parsed = sre_parse.parse(pattern)
+    except Exception:  # noqa: BLE001 - syntax only the regex module knows
+        return None
+    if parsed.state.flags & ~_ALLOWED_FLAGS:
+        return None
+    items = list(parsed)
+    leads: list[Lead] = []
+    hold_lead = None
+    try:
+        while items:
+            found = _lead(*items[0])
+            if found is None:
+                break
+            if not leads and found[1]:
+                hold_lead = found[0]
+            leads.append(found[0])
+            items.pop(0)
+        triggers, nullable = _first(items)
+    except _NoFastPath:
+        return None
+    if nullable or not triggers or len(triggers) > _MAX_SET:
+        return None
+    return FastPath(tuple(sorted(triggers)), tuple(leads), hold_lead)
+
+
+def merge_fast_paths(paths: list[FastPath | None]) -> FastPath | None:
+    """A state's fast path: every watched delimiter must have one."""
+    if any(path is None for path in paths):
+        return None
+    triggers = sorted({t for path in paths for t in path.triggers})
+    leads = list(dict.fromkeys(lead for path in paths for lead in path.leads))
+    hold_lead = next((path.hold_lead for path in paths if path.hold_lead is not None), None)
+    return FastPath(tuple(triggers), tuple(leads), hold_lead)
