@@ -148,11 +148,8 @@ def _lead(op, av) -> tuple[Lead, bool] | None:
     return lead, high == C.MAXREPEAT
 
 
-def fast_path_of(delim: Delimiter) -> FastPath | None:
-    """Trigger set and lead classes of one delimiter, or None when unsure."""
-    if isinstance(delim, LiteralDelimiter):
-        return FastPath(tuple(sorted({literal[0] for literal in delim.literals})), ())
-    pattern = delim.pattern
+def _parse(pattern: str):
+    """The re parser's tree, or None when it might read the pattern differently."""
     if any(marker in pattern for marker in _UNSURE):
         return None
     try:
@@ -161,7 +158,51 @@ def fast_path_of(delim: Delimiter) -> FastPath | None:
         return None
     if parsed.state.flags & ~_ALLOWED_FLAGS:
         return None
+    return parsed
+
+
+def _lookbehind_widths(items):
+    for op, av in items:
+        if op in (C.ASSERT, C.ASSERT_NOT):
+            direction, body = av
+            if direction < 0:
+                yield body.getwidth()[1]
+            yield from _lookbehind_widths(body)
+        elif op == C.SUBPATTERN:
+            yield from _lookbehind_widths(av[3])
+        elif op == C.BRANCH:
+            for branch in av[1]:
+                yield from _lookbehind_widths(branch)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)):
+            yield from _lookbehind_widths(av[2])
+        elif op == getattr(C, "ATOMIC_GROUP", None):
+            yield from _lookbehind_widths(av)
+
+
+def reach_back(pattern: str) -> int:
+    """Characters before the search position a match may read: the widest
+    look-behind plus one (for ^, \\b and friends); -1 when unbounded or unsure."""
+    parsed = _parse(pattern)
+    if parsed is None:
+        return -1
+    widest = max(_lookbehind_widths(list(parsed)), default=0)
+    return -1 if widest >= C.MAXREPEAT else widest + 1
+
+
+def fast_path_of(delim: Delimiter) -> FastPath | None:
+    """Trigger set and lead classes of one delimiter, or None when unsure."""
+    if isinstance(delim, LiteralDelimiter):
+        return FastPath(tuple(sorted({literal[0] for literal in delim.literals})), ())
+    parsed = _parse(delim.pattern)
+    if parsed is None:
+        return None
     items = list(parsed)
+    # Leading look-arounds read nothing a match consumes: skipping them only
+    # widens what we consider, which is safe for triggers and leads.
+    skipped = False
+    while items and items[0][0] in (C.ASSERT, C.ASSERT_NOT):
+        items.pop(0)
+        skipped = True
     leads: list[Lead] = []
     hold_lead = None
     try:
@@ -169,7 +210,7 @@ def fast_path_of(delim: Delimiter) -> FastPath | None:
             found = _lead(*items[0])
             if found is None:
                 break
-            if not leads and found[1]:
+            if not leads and found[1] and not skipped:
                 hold_lead = found[0]
             leads.append(found[0])
             items.pop(0)

@@ -43,7 +43,9 @@ class RegexDelimiter:
     path: str
     pattern: str
     group_names: tuple[str, ...]
-    looks_behind: bool  # reads text before the search position beyond one character
+    # How many characters before the search position a match may read
+    # (look-behind width + 1 for anchors and word boundaries); -1: unbounded.
+    reach_back: int
 
 
 Delimiter = Union[LiteralDelimiter, RegexDelimiter]
@@ -126,7 +128,7 @@ class Program:
     start_anchor: Delimiter
     states: tuple[State, ...] = ()
     # Characters of already-consumed text the regex delimiters need to see:
-    # 0 (none), 1 (anchors and word boundaries), or -1 (all: lookbehind).
+    # 0 (no regex delimiters), k (the largest reach_back), or -1 (all).
     context: int = 0
 
     @property
@@ -147,8 +149,8 @@ def _delimiter_text(delim: Delimiter | None) -> str:
         flags = [f for f, on in (("grows-at-edge", delim.grows_at_edge), ("from-pattern", delim.from_pattern)) if on]
         return f"literal {json.dumps(list(delim.literals), ensure_ascii=False)}" + "".join(f" [{f}]" for f in flags)
     flags = ["groups=" + ",".join(delim.group_names)] if delim.group_names else []
-    if delim.looks_behind:
-        flags.append("looks-behind")
+    if delim.reach_back != 1:
+        flags.append(f"reach-back={delim.reach_back if delim.reach_back >= 0 else 'unbounded'}")
     return f"regex {json.dumps(delim.pattern, ensure_ascii=False)}" + "".join(f" [{f}]" for f in flags)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from .analysis import reach_back
 from .check import PLACEHOLDER, CheckedDelimiter, CheckedTemplate
 from .ir import Field, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform, json_text
 
@@ -18,8 +19,7 @@ def _delimiter(checked: CheckedDelimiter | None):
         can_extend = any(a != b and a.startswith(b) for a in literals for b in literals)
         return LiteralDelimiter(checked.path, ordered, grows_at_edge=can_extend)
     pattern = checked.pattern
-    looks_behind = "(?<=" in pattern or "(?<!" in pattern
-    return RegexDelimiter(checked.path, pattern, checked.group_names, looks_behind)
+    return RegexDelimiter(checked.path, pattern, checked.group_names, reach_back(pattern))
 
 
 def lower_transform(value: object) -> Transform:

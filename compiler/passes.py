@@ -69,12 +69,8 @@ def plan_states(program: Program) -> Program:
 def plan_context(program: Program) -> Program:
     """How much consumed text the parser must keep for its regex delimiters."""
     delims = [d for f in program.fields for d in (f.open, f.close) if isinstance(d, RegexDelimiter)]
-    if any(d.looks_behind for d in delims):
-        context = -1
-    elif delims:
-        context = 1
-    else:
-        context = 0
+    reaches = [d.reach_back for d in delims]
+    context = -1 if -1 in reaches else max(reaches, default=0)
     return dataclasses.replace(program, context=context)
 
 

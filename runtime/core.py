@@ -537,8 +537,8 @@ class StreamParser:
       START_ANCHOR  Literals or Pattern
       FAST     state -> FastPath, for states whose delimiters allow skipping
       CONTEXT  characters kept before the read position for regex
-               delimiters: 0 (none needed), 1 (^, \\b...), or -1 (all, for
-               lookbehind)
+               delimiters: 0 (none needed), k (look-behind width + 1), or
+               -1 (all: unbounded look-behind)
       DEFAULTS the template's defaults
     """
 
@@ -637,14 +637,11 @@ class StreamParser:
 
     def _skip(self, text):
         """All of `text` was routed: keep only the context delimiters need."""
-        if self.CONTEXT:
-            self._base += len(self._buf) + len(text) - 1
-            self._buf = text[-1]
-            self._pos = 1
-        else:
-            self._base += len(self._buf) + len(text)
-            self._buf = ""
-            self._pos = 0
+        context = self.CONTEXT
+        kept = (self._buf[-context:] + text)[-context:] if context > 0 else ""
+        self._base += len(self._buf) + len(text) - len(kept)
+        self._buf = kept
+        self._pos = len(kept)
 
     def _note_held(self):
         """Whether the held text is all of the state's hold lead (see FastPath)."""
