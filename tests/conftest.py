@@ -1,3 +1,4 @@
+import functools
 import importlib.util
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 GENERATED = ROOT / "generated" / "python"
 
 
+@functools.lru_cache(maxsize=None)
 def load_generated(name: str):
     """Import a committed module from generated/python/."""
     path = GENERATED / f"{name}.py"

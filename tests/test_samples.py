@@ -1,0 +1,33 @@
+"""Every bundled template has at least 8 samples, and both the reference and
+the committed compiled parser give each sample's hand-written message."""
+
+from __future__ import annotations
+
+import pytest
+from transformers.utils.chat_parsing import parse_response as reference_parse
+
+from compiler.source import bundled
+from conftest import load_generated
+from differential import same
+from samples import SAMPLES_DIR, load_samples, outcome, template_of, wanted
+
+NAMES = [path.stem for path in bundled()]
+CASES = [(name, sample) for name in NAMES if (SAMPLES_DIR / f"{name}.json").is_file() for sample in load_samples(name)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_template_has_eight_samples(name):
+    assert (SAMPLES_DIR / f"{name}.json").is_file(), f"templates_src/samples/{name}.json is missing"
+    assert len(load_samples(name)) >= 8
+
+
+@pytest.mark.parametrize("name,sample", CASES, ids=[f"{n}/{s['id']}" for n, s in CASES])
+def test_sample_gives_expected_message(name, sample):
+    template = template_of(name)
+    want = wanted(sample)
+    assert same(outcome(lambda text, **kw: reference_parse(text, template, **kw), sample), want), "reference"
+    assert same(outcome(load_generated(name).parse_response, sample), want), "compiled"
+
+
+def test_templates_need_eighteen_families():
+    assert len(NAMES) >= 18
