@@ -1,11 +1,14 @@
 """Delimiter analyses that make the common streaming step cheap and exact.
 
-For each delimiter we look for a *trigger set* T and *lead classes* W such
-that every match, and every partial match running to the end of the buffer,
-either contains a character of T or consists only of characters of W.
-For `\\s*<tool_call>`: T = {"<"}, W = [\\s]. A parser whose unconsumed
-text holds no T character and does not end in a W character then knows,
-without running any regex, that no delimiter can match or be pending.
+For each delimiter we look for *trigger strings* T and *lead classes* W
+such that every match is W characters followed by a string of T, and every
+partial match (one running into the end of the buffer) is W characters
+followed by a string of T or a prefix of one. For `\\s*<tool_call>`:
+T = {"<tool_call>"}, W = [\\s]. So:
+- a state whose new text holds no first character of any T and does not end
+  in a W character can skip every search (the streaming fast path);
+- a regex search only needs to run where a string of T occurs, starting at
+  the run of W characters before it (found with str.find).
 
 Patterns are read with the standard library's regex parser; anything it
 might read differently from the `regex` module (POSIX classes, \\p{..},
@@ -53,7 +56,7 @@ class Lead:
 
 @dataclass(frozen=True)
 class FastPath:
-    triggers: tuple[str, ...]  # sorted characters
+    triggers: tuple[str, ...]  # sorted strings; one starts every match after its leads
     leads: tuple[Lead, ...]
     # A lead whose unbounded repeat starts a delimiter: while the held text
     # and new text are all of this class, a partial match stays at the read
@@ -79,14 +82,25 @@ def _literal_chars(items) -> set[str]:
 
 
 def _first(items) -> tuple[set[str], bool]:
-    """First characters of a sequence, and whether it can match empty."""
-    chars: set[str] = set()
-    for op, av in items:
-        item_chars, nullable = _first_item(op, av)
-        chars |= item_chars
+    """Literal strings one of which starts every match of a sequence (a run
+    of literal characters is kept whole: `<tool_call>`, not `<`), and whether
+    the sequence can match empty."""
+    strings: set[str] = set()
+    items = list(items)
+    for index, (op, av) in enumerate(items):
+        if op == C.LITERAL:
+            run = []
+            for next_op, next_av in items[index:]:
+                if next_op != C.LITERAL:
+                    break
+                run.append(chr(next_av))
+            strings.add("".join(run))
+            return strings, False
+        item_strings, nullable = _first_item(op, av)
+        strings |= item_strings
         if not nullable:
-            return chars, False
-    return chars, True
+            return strings, False
+    return strings, True
 
 
 def _first_item(op, av) -> tuple[set[str], bool]:
@@ -107,7 +121,7 @@ def _first_item(op, av) -> tuple[set[str], bool]:
             chars |= branch_chars
             nullable = nullable or branch_nullable
         return chars, nullable
-    if op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)):
+    if op in (C.MAX_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)):
         low, high, body = av
         if high == 0:
             return set(), True
@@ -137,7 +151,7 @@ def _class_source(op, av) -> str:
 def _lead(op, av) -> tuple[Lead, bool] | None:
     """The class of a leading single-character repeat, like `\\s*` or `\\n+`,
     and whether the repeat is unbounded."""
-    if op not in (C.MAX_REPEAT, C.MIN_REPEAT):
+    if op != C.MAX_REPEAT:
         return None
     _low, high, body = av
     if len(body) != 1 or body[0][0] not in (C.LITERAL, C.IN):
@@ -189,14 +203,36 @@ def reach_back(pattern: str) -> int:
     return -1 if widest >= C.MAXREPEAT else widest + 1
 
 
+def _has_lazy_repeat(items) -> bool:
+    for op, av in items:
+        if op == C.MIN_REPEAT:
+            return True
+        children = []
+        if op in (C.MAX_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)):
+            children = [av[2]]
+        elif op == C.SUBPATTERN:
+            children = [av[3]]
+        elif op == C.BRANCH:
+            children = av[1]
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            children = [av[1]]
+        if any(_has_lazy_repeat(child) for child in children):
+            return True
+    return False
+
+
 def fast_path_of(delim: Delimiter) -> FastPath | None:
     """Trigger set and lead classes of one delimiter, or None when unsure."""
     if isinstance(delim, LiteralDelimiter):
-        return FastPath(tuple(sorted({literal[0] for literal in delim.literals})), ())
+        return FastPath(tuple(sorted(set(delim.literals))), ())
     parsed = _parse(delim.pattern)
     if parsed is None:
         return None
     items = list(parsed)
+    if _has_lazy_repeat(items):
+        # The regex module reports partial matches for lazy repeats that are
+        # no prefix of any match (`\\s*?<a>` on " x"): no safe shortcut.
+        return None
     # Leading look-arounds read nothing a match consumes: skipping them only
     # widens what we consider, which is safe for triggers and leads.
     skipped = False
@@ -226,7 +262,9 @@ def merge_fast_paths(paths: list[FastPath | None]) -> FastPath | None:
     """A state's fast path: every watched delimiter must have one."""
     if any(path is None for path in paths):
         return None
-    triggers = sorted({t for path in paths for t in path.triggers})
+    # A state only needs first characters: any text holding none cannot
+    # start (or continue into) a trigger string.
+    triggers = sorted({t[0] for path in paths for t in path.triggers})
     leads = list(dict.fromkeys(lead for path in paths for lead in path.leads))
     hold_lead = next((path.hold_lead for path in paths if path.hold_lead is not None), None)
     return FastPath(tuple(triggers), tuple(leads), hold_lead)

@@ -46,6 +46,9 @@ class RegexDelimiter:
     # How many characters before the search position a match may read
     # (look-behind width + 1 for anchors and word boundaries); -1: unbounded.
     reach_back: int
+    # Trigger characters and lead classes (analysis.py): lets the search jump
+    # to where a match can start instead of running the regex over all text.
+    hint: "FastPath | None" = None
 
 
 Delimiter = Union[LiteralDelimiter, RegexDelimiter]
@@ -149,6 +152,8 @@ def _delimiter_text(delim: Delimiter | None) -> str:
         flags = [f for f, on in (("grows-at-edge", delim.grows_at_edge), ("from-pattern", delim.from_pattern)) if on]
         return f"literal {json.dumps(list(delim.literals), ensure_ascii=False)}" + "".join(f" [{f}]" for f in flags)
     flags = ["groups=" + ",".join(delim.group_names)] if delim.group_names else []
+    if delim.hint is not None:
+        flags.append("triggers=" + json.dumps("".join(delim.hint.triggers), ensure_ascii=False))
     if delim.reach_back != 1:
         flags.append(f"reach-back={delim.reach_back if delim.reach_back >= 0 else 'unbounded'}")
     return f"regex {json.dumps(delim.pattern, ensure_ascii=False)}" + "".join(f" [{f}]" for f in flags)

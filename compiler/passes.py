@@ -74,6 +74,20 @@ def plan_context(program: Program) -> Program:
     return dataclasses.replace(program, context=context)
 
 
+def _hinted(delim: Delimiter | None) -> Delimiter | None:
+    if isinstance(delim, RegexDelimiter):
+        return dataclasses.replace(delim, hint=fast_path_of(delim))
+    return delim
+
+
+def plan_search_hints(program: Program) -> Program:
+    """Regex delimiters learn where a match can start (see analysis.py)."""
+    fields = tuple(
+        dataclasses.replace(field, open=_hinted(field.open), close=_hinted(field.close)) for field in program.fields
+    )
+    return dataclasses.replace(program, fields=fields)
+
+
 def plan_fast_paths(program: Program) -> Program:
     """Trigger characters per state, so most text skips the regex engine."""
     if program.context < 0:
@@ -87,7 +101,7 @@ def plan_fast_paths(program: Program) -> Program:
     return dataclasses.replace(program, states=tuple(states))
 
 
-PIPELINE = (literalize_patterns, plan_states, plan_context, plan_fast_paths)
+PIPELINE = (literalize_patterns, plan_search_hints, plan_states, plan_context, plan_fast_paths)
 
 
 def run_passes(program: Program) -> Program:

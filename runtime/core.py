@@ -435,22 +435,114 @@ class Literals:
 
 
 class Pattern:
-    """A delimiter given as a regex: searched with the `regex` module's
-    partial matching, exactly as the reference does."""
+    """A delimiter given as a regex, matched by the `regex` module with the
+    reference's partial-matching semantics.
 
-    __slots__ = ("pattern", "compiled", "group_names")
+    With `triggers` (from the compiler's analysis: every match is lead
+    characters then one of the trigger strings; a partial match may end in
+    a prefix of one, or be lead characters only), the regex runs only where
+    a match can start, found with str.find, instead of over all the text.
+    """
+
+    __slots__ = ("pattern", "compiled", "group_names", "triggers", "leads", "first_lead", "lead_ascii", "prefixes", "longest")
 
     grows_at_edge = True
     literals = None
 
-    def __init__(self, pattern):
+    def __init__(self, pattern, triggers=None, leads=(), first_lead=None):
         self.pattern = pattern
         rx = regex_module()
         self.compiled = rx.compile(pattern, rx.DOTALL)
         self.group_names = tuple(self.compiled.groupindex)
+        self.triggers = None if triggers is None else tuple(triggers)
+        self.leads = tuple(leads)
+        # The pattern starts with an unbounded repeat of this class: of a run
+        # of its characters, only the first position needs trying.
+        self.first_lead = first_lead
+        self.lead_ascii = "".join(sorted({char for lead in self.leads for char in lead.ascii}))
+        self.prefixes = frozenset(t[:i] for t in self.triggers or () for i in range(1, len(t)))
+        self.longest = max(map(len, self.triggers or ("",)))
 
     def __repr__(self):
         return f"Pattern({self.pattern!r})"
+
+    def _is_lead(self, char):
+        if char < "\x80":
+            return char in self.lead_ascii
+        return any(lead.holds(char) for lead in self.leads)
+
+    def _run_start(self, buf, end, floor):
+        """Start of the run of lead characters ending at `end` (not before `floor`)."""
+        start = end
+        if self.leads:
+            while start > floor and self._is_lead(buf[start - 1]):
+                start -= 1
+        return start
+
+    def _starts(self, buf, run_start, run_end):
+        """Positions in [run_start, run_end] where a match may start."""
+        first_lead = self.first_lead
+        if first_lead is not None and (run_start == run_end or first_lead.holds(buf[run_start:run_end])):
+            return (run_start,)
+        return range(run_start, run_end + 1)
+
+    def _next_trigger(self, buf, start):
+        found_at = -1
+        for trigger in self.triggers:
+            found = buf.find(trigger, start)
+            if found >= 0 and (found_at < 0 or found < found_at):
+                found_at = found
+        return found_at
+
+    def _tail_trigger(self, buf, start):
+        """Leftmost position from `start` where the buffer ends in a proper prefix of a trigger."""
+        size = len(buf)
+        prefixes = self.prefixes
+        for at in range(max(start, size - self.longest + 1), size):
+            if buf[at:] in prefixes:
+                return at
+        return -1
+
+    def search(self, buf, pos, partial):
+        """What `compiled.search(buf, pos, partial=partial)` returns, except
+        that an empty partial match at the very end (which holds nothing back)
+        may come back as None."""
+        if self.triggers is None:
+            return self.compiled.search(buf, pos, partial=partial)
+        match = self.compiled.match
+        size = len(buf)
+        first_partial = None
+        start = pos
+        while start < size:
+            trigger_at = self._next_trigger(buf, start)
+            if trigger_at < 0:
+                break
+            for candidate in self._starts(buf, self._run_start(buf, trigger_at, start), trigger_at):
+                found = match(buf, candidate, partial=partial)
+                if found is not None:
+                    if not found.partial:
+                        return found  # complete matches win over partial ones, as in search
+                    if first_partial is None:
+                        first_partial = found
+            start = trigger_at + 1
+        if first_partial is not None or not partial:
+            return first_partial
+        # No complete match: a partial one ends in a trigger prefix or is all leads.
+        tail_at = self._tail_trigger(buf, start) if self.prefixes else -1
+        if tail_at >= 0:
+            for candidate in self._starts(buf, self._run_start(buf, tail_at, start), tail_at):
+                found = match(buf, candidate, partial=True)
+                if found is not None:
+                    return found
+            start = tail_at + 1
+        if self.leads and start < size:
+            run_start = self._run_start(buf, size, start)
+            if run_start < size:
+                for candidate in self._starts(buf, run_start, size - 1):
+                    found = match(buf, candidate, partial=True)
+                    if found is not None:
+                        return found
+        return None
 
 
 class Lead:
@@ -565,8 +657,7 @@ class StreamParser:
         self._pieces = []  # held text not yet joined onto _buf (see feed)
         self._held_in_lead = False
         self._output = deepcopy(self.DEFAULTS)
-        self._current = self.IMPLICIT  # field index, or None for the null sink
-        self._state = -1
+        self._enter_implicit()
         self._captures = {}
         self._body = []
         self._opened = False
@@ -586,26 +677,83 @@ class StreamParser:
         """Add generated text; return the events it completes."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
+        fast = self._fast
+        if fast is not None and text:
+            for trigger in fast.triggers:
+                if trigger in text:
+                    break
+            else:
+                # No delimiter can start in `text` (see FastPath): the hot paths.
+                last = text[-1]
+                ends_in_lead = last in fast.lead_ascii or (last > "\x7f" and fast.may_start_at_end(last))
+                if self._pos == len(self._buf) and not self._pieces:
+                    if not ends_in_lead:
+                        size = len(text)
+                        if size >= self.CONTEXT:
+                            self._base += len(self._buf)
+                            self._buf = text
+                            self._pos = size
+                        else:
+                            self._skip(text)
+                        if self._opened:
+                            self._body.append(text)
+                            return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+                        events = []
+                        self._route(events, text)
+                        return events
+                    if fast.hold_lead is not None:
+                        return self._hold_lead_run(fast, text)
+                elif self._held_in_lead:
+                    if fast.hold_lead.holds(text):
+                        self._pieces.append(text)  # the pending match stays where it is
+                        return []
+                    if not ends_in_lead:
+                        return self._release_held(fast, text)
         events = []
         if text:
-            fast = self.FAST.get(self._state)
-            if fast is not None:
-                for trigger in fast.triggers:
-                    if trigger in text:
-                        break
-                else:
-                    # No delimiter can match in `text`; see FastPath.
-                    if self._pos == len(self._buf) and not self._pieces:
-                        if not fast.may_start_at_end(text[-1]):
-                            self._route(events, text)
-                            self._skip(text)
-                            return events
-                    elif self._held_in_lead and fast.hold_lead.holds(text):
-                        self._pieces.append(text)
-                        return events
             self._append(text)
         self._process(events, False)
         self._note_held()
+        return events
+
+    def _hold_lead_run(self, fast, text):
+        """`text` has no trigger and ends in lead characters: route what comes
+        before the trailing run, hold the run. Exact when the run is all of the
+        state's hold lead (a partial match starts at the run, none before)."""
+        start = len(text)
+        while start and fast.may_start_at_end(text[start - 1]):
+            start -= 1
+        if not fast.hold_lead.holds(text[start:]):
+            events = []
+            self._append(text)
+            self._process(events, False)
+            self._note_held()
+            return events
+        events = []
+        self._append(text)
+        if start:
+            self._route(events, text[:start])
+        self._pos += start
+        self._held_in_lead = True
+        return events
+
+    def _release_held(self, fast, text):
+        """Held lead characters followed by `text` with no trigger and no
+        trailing lead: nothing can match any more, all of it is routed."""
+        self._join_pieces()
+        held = self._buf[self._pos :]
+        for trigger in fast.triggers:
+            if trigger in held:
+                events = []
+                self._append(text)
+                self._process(events, False)
+                self._note_held()
+                return events
+        events = []
+        self._append(text)
+        self._route(events, self._buf[self._pos :])
+        self._pos = len(self._buf)
+        self._held_in_lead = False
         return events
 
     def finalize(self):
@@ -645,7 +793,7 @@ class StreamParser:
 
     def _note_held(self):
         """Whether the held text is all of the state's hold lead (see FastPath)."""
-        fast = self.FAST.get(self._state)
+        fast = self._fast
         lead = None if fast is None else fast.hold_lead
         self._held_in_lead = lead is not None and self._pos < len(self._buf) and lead.holds(self._buf[self._pos :])
 
@@ -688,10 +836,18 @@ class StreamParser:
                         hold = start
                     continue
             else:
-                if eos:
-                    match = delim.compiled.search(buf, pos)
+                # Memoised while the buffer is unchanged (whole-text parsing
+                # searches again after every region): a complete match or a
+                # partial one at or after `pos` is still the answer from `pos`.
+                key = (self._base, size, eos)
+                cached = self._memo.get(delim)
+                if cached is not None and cached[0] == key and pos >= cached[1] and (
+                    cached[2] is None or cached[2].start() >= pos
+                ):
+                    match = cached[2]
                 else:
-                    match = delim.compiled.search(buf, pos, partial=True)
+                    match = delim.search(buf, pos, not eos)
+                    self._memo[delim] = (key, pos, match)
                 if match is None:
                     continue
                 start, end = match.span()
@@ -758,10 +914,23 @@ class StreamParser:
         self._body.append(text)
         events.append({"type": "region_chunk", "field": field.name, "text": text, "dirty": field.dirty})
 
+    def _enter_implicit(self):
+        """The implicit region (or the null sink) becomes current."""
+        self._current = self.IMPLICIT  # field index, or None for the null sink
+        self._state = -1
+        self._fast = self.FAST.get(-1)
+        if self.IMPLICIT is None:
+            self._name = self._dirty = None
+        else:
+            field = self.FIELDS[self.IMPLICIT]
+            self._name, self._dirty = field.name, field.dirty
+
     def _open(self, events, index, match):
         field = self.FIELDS[index]
         self._current = index
         self._state = index
+        self._fast = self.FAST.get(index)
+        self._name, self._dirty = field.name, field.dirty
         if match is None:
             self._captures = {}
         else:
@@ -792,8 +961,7 @@ class StreamParser:
             else:
                 output[field.name] = value
             events.append({"type": "region_close", "field": field.name, "value": value})
-        self._current = self.IMPLICIT
-        self._state = -1
+        self._enter_implicit()
         self._captures = {}
         self._body = []
         self._opened = False

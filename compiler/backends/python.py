@@ -35,10 +35,18 @@ def _identifier(name: str) -> str:
     return re.sub(r"\W", "_", name, flags=re.ASCII).upper().strip("_") or "FIELD"
 
 
-def _delimiter_code(delim) -> str:
+def _delimiter_code(delim, leads: dict | None = None) -> str:
     if isinstance(delim, LiteralDelimiter):
         return f"Literals({python_literal(list(delim.literals))}, grows_at_edge={delim.grows_at_edge})"
-    return f"Pattern({python_literal(delim.pattern)})"
+    hint = delim.hint
+    if hint is None or leads is None:
+        return f"Pattern({python_literal(delim.pattern)})"
+    args = [python_literal(delim.pattern), f"triggers={python_literal(list(hint.triggers))}"]
+    if hint.leads:
+        args.append(f"leads=({''.join(leads[lead] + ', ' for lead in hint.leads)})")
+    if hint.hold_lead is not None:
+        args.append(f"first_lead={leads[hint.hold_lead]}")
+    return f"Pattern({', '.join(args)})"
 
 
 def transform_code(node: Transform) -> str:
@@ -54,6 +62,15 @@ def transform_code(node: Transform) -> str:
 def render(program: Program, *, vendored: bool = False) -> str:
     """The module's source, formatted with black."""
     names = [field.name for field in program.fields]
+    leads: dict[object, str] = {}
+    hints = [state.fast for state in program.states] + [
+        d.hint for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", None) is not None
+    ]
+    for hint in hints:
+        if hint is not None:
+            for lead in hint.leads:
+                if lead not in leads:
+                    leads[lead] = f"LEAD_{len(leads)}"
     delimiters = []
     delimiter_vars: dict[tuple[str, int], str] = {}
     used: set[str] = set()
@@ -66,7 +83,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
                 var = f"{var}_{field.index}"
             used.add(var)
             delimiter_vars[(kind, field.index)] = var
-            delimiters.append({"var": var, "code": _delimiter_code(delim), "path": delim.path})
+            delimiters.append({"var": var, "code": _delimiter_code(delim, leads), "path": delim.path})
     fields = []
     for field in program.fields:
         args = []
@@ -89,12 +106,6 @@ def render(program: Program, *, vendored: bool = False) -> str:
             if (kind, field.index) in delimiter_vars:
                 args.append(f"{kind}={delimiter_vars[(kind, field.index)]}")
         fields.append({"name": python_literal(field.name), "args": args})
-    leads: dict[object, str] = {}
-    for state in program.states:
-        if state.fast is not None:
-            for lead in state.fast.leads:
-                if lead not in leads:
-                    leads[lead] = f"LEAD_{len(leads)}"
     states = []
     for state in program.states:
         watch = [

@@ -58,7 +58,8 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open
 REASONING_CONTENT_OPEN = Literals(["<|START_THINKING|>"], grows_at_edge=False)
 # fields.reasoning_content.close
@@ -67,7 +68,8 @@ REASONING_CONTENT_CLOSE = Literals(["<|END_THINKING|>"], grows_at_edge=False)
 TOOL_CALLS_OPEN = Literals(["<|START_ACTION|>"], grows_at_edge=False)
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "<\\|END_ACTION\\|>(?=\\s*(?:<\\|END_OF_TURN_TOKEN\\|>|<\\|START_RESPONSE\\|>|<\\|START_TEXT\\|>|$))"
+    "<\\|END_ACTION\\|>(?=\\s*(?:<\\|END_OF_TURN_TOKEN\\|>|<\\|START_RESPONSE\\|>|<\\|START_TEXT\\|>|$))",
+    triggers=["<|END_ACTION|>"],
 )
 # fields.content.open
 CONTENT_OPEN = Literals(["<|START_RESPONSE|>", "<|START_TEXT|>"], grows_at_edge=False)

@@ -51,24 +51,36 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open
 REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?P<name>[^\\s<]+)\\s*<｜tool▁sep｜>"
+    "\\s*(?:<｜tool▁calls▁begin｜>\\s*)?<｜tool▁call▁begin｜>\\s*(?P<name>[^\\s<]+)\\s*<｜tool▁sep｜>",
+    triggers=["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "\\s*<｜tool▁call▁end｜>(?:\\s*<｜tool▁calls▁end｜>|(?=\\s*(?:<｜tool▁call▁begin｜>|<｜end▁of▁sentence｜>))|\\Z)"
+    "\\s*<｜tool▁call▁end｜>(?:\\s*<｜tool▁calls▁end｜>|(?=\\s*(?:<｜tool▁call▁begin｜>|<｜end▁of▁sentence｜>))|\\Z)",
+    triggers=["<｜tool▁call▁end｜>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
 )
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*<｜end▁of▁sentence｜>")
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+CONTENT_CLOSE = Pattern(
+    "\\s*<｜end▁of▁sentence｜>",
+    triggers=["<｜end▁of▁sentence｜>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 
 FIELDS = (
     Field(

@@ -67,22 +67,35 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
-REASONING_CONTENT_OPEN = Pattern("\\s*<think>")
+REASONING_CONTENT_OPEN = Pattern(
+    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0
+)
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
-TOOL_CALLS_OPEN = Pattern("\\s*<tool_call>\\s*(?P<name>[^\\s<]+)")
+TOOL_CALLS_OPEN = Pattern(
+    "\\s*<tool_call>\\s*(?P<name>[^\\s<]+)",
+    triggers=["<tool_call>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "(?<=</tool_call>)(?=\\s*(?:<tool_call>|<\\|observation\\|>|<\\|user\\|>|<\\|endoftext\\|>))"
 )
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*(?:<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>)")
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+CONTENT_CLOSE = Pattern(
+    "\\s*(?:<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>)",
+    triggers=["<|"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 
 FIELDS = (
     Field(

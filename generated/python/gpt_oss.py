@@ -63,28 +63,38 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*(?:<\\|start\\|>assistant\\s*)?<\\|channel\\|>analysis\\s*<\\|message\\|>"
+    "\\s*(?:<\\|start\\|>assistant\\s*)?<\\|channel\\|>analysis\\s*<\\|message\\|>",
+    triggers=["<|channel|>analysis", "<|start|>assistant"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
 )
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["<|end|>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*(?:<\\|start\\|>assistant\\s*)?(?:<\\|channel\\|>(?:commentary|analysis)\\s*)?to=functions\\.(?P<name>[^\\s<]+)\\s*(?:<\\|channel\\|>(?:commentary|analysis)\\s*)?(?:<\\|constrain\\|>\\s*)?(?:\\w+\\s*)?<\\|message\\|>"
+    "\\s*(?:<\\|start\\|>assistant\\s*)?(?:<\\|channel\\|>(?:commentary|analysis)\\s*)?to=functions\\.(?P<name>[^\\s<]+)\\s*(?:<\\|channel\\|>(?:commentary|analysis)\\s*)?(?:<\\|constrain\\|>\\s*)?(?:\\w+\\s*)?<\\|message\\|>",
+    triggers=["<|channel|>", "<|start|>assistant", "to=functions."],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("<\\|call\\|>(?=\\s*(?:<\\|start\\|>|$))")
+TOOL_CALLS_CLOSE = Pattern("<\\|call\\|>(?=\\s*(?:<\\|start\\|>|$))", triggers=["<|call|>"])
 # fields.content.open_pattern
 CONTENT_OPEN = Pattern(
-    "\\s*(?:<\\|start\\|>assistant\\s*)?<\\|channel\\|>(?:final|commentary)\\s*<\\|message\\|>"
+    "\\s*(?:<\\|start\\|>assistant\\s*)?<\\|channel\\|>(?:final|commentary)\\s*<\\|message\\|>",
+    triggers=["<|channel|>", "<|start|>assistant"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
 )
 # fields.content.close
 CONTENT_CLOSE = Literals(["<|return|>", "<|end|>"], grows_at_edge=False)
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
 
 FIELDS = (
     Field(

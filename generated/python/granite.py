@@ -57,20 +57,35 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern("^\\s*(?:Here is|Here's) my thought process:|\\s*<think>")
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("</think>|(?:Here is|Here's) my response:")
+REASONING_CONTENT_CLOSE = Pattern(
+    "</think>|(?:Here is|Here's) my response:", triggers=["</think>", "Here"]
+)
 # fields.tool_calls.open_pattern
-TOOL_CALLS_OPEN = Pattern("\\s*(?:<\\|tool_call\\|>(?:\\s*<tool_call>)?|<tool_call>)")
+TOOL_CALLS_OPEN = Pattern(
+    "\\s*(?:<\\|tool_call\\|>(?:\\s*<tool_call>)?|<tool_call>)",
+    triggers=["<"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("(?<=\\])\\s*<\\|end_of_text\\|>")
+TOOL_CALLS_CLOSE = Pattern(
+    "(?<=\\])\\s*<\\|end_of_text\\|>", triggers=["<|end_of_text|>"], leads=(LEAD_0,)
+)
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*(?:<response>|</response>|<\\|end_of_text\\|>)")
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+CONTENT_CLOSE = Pattern(
+    "\\s*(?:<response>|</response>|<\\|end_of_text\\|>)",
+    triggers=["<"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 
 FIELDS = (
     Field(

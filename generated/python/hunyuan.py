@@ -58,24 +58,37 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
-REASONING_CONTENT_OPEN = Pattern("\\s*<think>")
+REASONING_CONTENT_OPEN = Pattern(
+    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0
+)
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("\\s*</think>")
+REASONING_CONTENT_CLOSE = Pattern(
+    "\\s*</think>", triggers=["</think>"], leads=(LEAD_0,), first_lead=LEAD_0
+)
 # fields.tool_calls.open_pattern
-TOOL_CALLS_OPEN = Pattern("\\s*(?:<answer>\\s*)?<tool_calls>")
+TOOL_CALLS_OPEN = Pattern(
+    "\\s*(?:<answer>\\s*)?<tool_calls>",
+    triggers=["<answer>", "<tool_calls>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "(?<=\\])\\s*</tool_calls>(?=\\s*(?:</answer>|<\\|eos\\|>))|(?<=\\])\\s*</tool_calls>\\s*$"
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*(?:</answer>|<\\|eos\\|>|<answer>\\s*(?:助手：|(?=[^\\s助]|助[^手]|助手[^：])|$))"
+    "\\s*(?:</answer>|<\\|eos\\|>|<answer>\\s*(?:助手：|(?=[^\\s助]|助[^手]|助手[^：])|$))",
+    triggers=["<"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
 )
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
 
 FIELDS = (
     Field(

@@ -52,24 +52,33 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open
 REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*(?:<\\|tool_calls?_section_begin\\|>\\s*)?<\\|tool_call_begin\\|>\\s*(?P<id>(?:functions\\.)?(?P<name>[\\w.\\-]+):\\d+)\\s*<\\|tool_call_argument_begin\\|>"
+    "\\s*(?:<\\|tool_calls?_section_begin\\|>\\s*)?<\\|tool_call_begin\\|>\\s*(?P<id>(?:functions\\.)?(?P<name>[\\w.\\-]+):\\d+)\\s*<\\|tool_call_argument_begin\\|>",
+    triggers=["<|tool_call", "<|tool_call_begin|>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "\\s*<\\|tool_call_end\\|>(?:\\s*<\\|tool_calls?_section_end\\|>|(?=\\s*(?:<\\|tool_call_begin\\|>|<\\|im_end\\|>))|\\Z)"
+    "\\s*<\\|tool_call_end\\|>(?:\\s*<\\|tool_calls?_section_end\\|>|(?=\\s*(?:<\\|tool_call_begin\\|>|<\\|im_end\\|>))|\\Z)",
+    triggers=["<|tool_call_end|>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
 )
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*<\\|im_end\\|>")
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+CONTENT_CLOSE = Pattern(
+    "\\s*<\\|im_end\\|>", triggers=["<|im_end|>"], leads=(LEAD_0,), first_lead=LEAD_0
+)
 
 FIELDS = (
     Field(

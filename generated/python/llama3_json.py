@@ -18,6 +18,7 @@ with the same results as transformers' `parse_response` on this template.
 from runtime.core import (
     CLOSE,
     Field,
+    Lead,
     Literals,
     OPEN,
     Pattern,
@@ -51,7 +52,11 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern('(?:^|(?<=;)|\\s*<\\|python_tag\\|>)\\s*(?=\\{\\s*"name"\\s*:)')
 # fields.tool_calls.close_pattern
@@ -59,7 +64,12 @@ TOOL_CALLS_CLOSE = Pattern(
     '\\s*;(?=\\s*(?:<\\|python_tag\\|>)?\\s*\\{\\s*"name"\\s*:)|\\s*(?:<\\|eom_id\\|>|<\\|eot_id\\|>)\\s*$'
 )
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*$")
+CONTENT_CLOSE = Pattern(
+    "\\s*(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*$",
+    triggers=["<|eo"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 
 FIELDS = (
     Field(

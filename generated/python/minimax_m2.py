@@ -65,20 +65,33 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
-REASONING_CONTENT_OPEN = Pattern("\\s*<think>")
+REASONING_CONTENT_OPEN = Pattern(
+    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0
+)
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
-TOOL_CALLS_OPEN = Pattern('\\s*(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)">')
+TOOL_CALLS_OPEN = Pattern(
+    '\\s*(?:<minimax:tool_call>\\s*)?<invoke name="(?P<name>[^"]+)">',
+    triggers=['<invoke name="', "<minimax:tool_call>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern("(?<=</invoke>)(?=\\s*(?:<invoke name=|</minimax:tool_call>|\\[e~\\[))")
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*(?:</minimax:tool_call>|\\[e~\\[)")
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+CONTENT_CLOSE = Pattern(
+    "\\s*(?:</minimax:tool_call>|\\[e~\\[)",
+    triggers=["</minimax:tool_call>", "[e~["],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 
 FIELDS = (
     Field(

@@ -51,24 +51,28 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open
 REASONING_CONTENT_OPEN = Literals(["[THINK]"], grows_at_edge=False)
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["[/THINK]"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*\\[TOOL_CALLS\\](?P<name>[^\\[\\]{}\\s]+)(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?"
+    "\\s*\\[TOOL_CALLS\\](?P<name>[^\\[\\]{}\\s]+)(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?",
+    triggers=["[TOOL_CALLS]"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "(?<=\\})(?=\\s*\\[TOOL_CALLS\\][^\\[\\]{}\\s]+(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?\\{)|\\s*</s>\\s*$"
 )
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*</s>\\s*$")
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+CONTENT_CLOSE = Pattern("\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0)
 
 FIELDS = (
     Field(

@@ -50,16 +50,19 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
-# fields.tool_calls.open_pattern
-TOOL_CALLS_OPEN = Pattern("\\s*\\[TOOL_CALLS\\]")
-# fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("\\s*</s>\\s*$")
-# fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*</s>\\s*$")
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
 LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
+# fields.tool_calls.open_pattern
+TOOL_CALLS_OPEN = Pattern(
+    "\\s*\\[TOOL_CALLS\\]", triggers=["[TOOL_CALLS]"], leads=(LEAD_0,), first_lead=LEAD_0
+)
+# fields.tool_calls.close_pattern
+TOOL_CALLS_CLOSE = Pattern("\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0)
+# fields.content.close_pattern
+CONTENT_CLOSE = Pattern("\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0)
 
 FIELDS = (
     Field(

@@ -60,20 +60,33 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open
 REASONING_CONTENT_OPEN = Literals(["<seed:think>"], grows_at_edge=False)
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["</seed:think>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
-TOOL_CALLS_OPEN = Pattern("\\s*<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>")
+TOOL_CALLS_OPEN = Pattern(
+    "\\s*<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>",
+    triggers=["<seed:tool_call>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("\\s*</seed:tool_call>(?=\\s*(?:<seed:tool_call>|<seed:eos>|$))")
+TOOL_CALLS_CLOSE = Pattern(
+    "\\s*</seed:tool_call>(?=\\s*(?:<seed:tool_call>|<seed:eos>|$))",
+    triggers=["</seed:tool_call>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*<seed:eos>")
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+CONTENT_CLOSE = Pattern(
+    "\\s*<seed:eos>", triggers=["<seed:eos>"], leads=(LEAD_0,), first_lead=LEAD_0
+)
 
 FIELDS = (
     Field(

@@ -51,22 +51,32 @@ TEMPLATE = {
     },
 }
 
-# Delimiters. Literals are found with str.find; patterns need the regex module.
+# Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
+LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+
+# Delimiters. Literals are found with str.find; patterns need the regex
+# module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open
 REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
-TOOL_CALLS_OPEN = Pattern("\\s*<tool_call>")
+TOOL_CALLS_OPEN = Pattern(
+    "\\s*<tool_call>", triggers=["<tool_call>"], leads=(LEAD_0,), first_lead=LEAD_0
+)
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "(?<=\\})\\s*</tool_call>(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\|end_of_text\\|>|$))"
+    "(?<=\\})\\s*</tool_call>(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\|end_of_text\\|>|$))",
+    triggers=["</tool_call>"],
+    leads=(LEAD_0,),
 )
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*(?:<\\|im_end\\|>|<\\|end_of_text\\|>)")
-
-# Character classes that may start a delimiter (e.g. the `\s*` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+CONTENT_CLOSE = Pattern(
+    "\\s*(?:<\\|im_end\\|>|<\\|end_of_text\\|>)",
+    triggers=["<|"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+)
 
 FIELDS = (
     Field(

@@ -1,0 +1,77 @@
+"""Pattern.search (trigger-directed) gives what the regex module's own
+partial search gives, on random patterns of the shapes templates use."""
+
+from __future__ import annotations
+
+import os
+
+import regex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compiler.analysis import fast_path_of
+from compiler.backends.python import _delimiter_code  # noqa: F401 - the emitted form is exercised elsewhere
+from compiler.ir import RegexDelimiter
+from runtime.core import Lead, Pattern
+
+LEADS = ["", r"\s*", r"\s+", r"\n*", " ?", r"\s{0,2}", r"\n*\s*", r"[ \t]*", r"\s*?"]
+GUARDS = ["", r"(?<=\})", r"(?<![a-z])", r"(?=<)"]
+RESTS = [
+    "<tool_call>",
+    "<a>|<b>",
+    r"<\|im_end\|>|<\|endoftext\|>",
+    "(?:<x>)?<y>",
+    r"<t(?P<n>\w+)>",
+    r"</c>(?:(?=\s*(?:<d>|<e>))|\s*\Z)",
+    r"<p>\s*<q>",
+    "(?:<|>)z",
+    "\n<n>",
+    r"<\|end\|>",
+]
+ALPHABET = [" ", "\n", "\t", "<", ">", "a", "b", "t", "x", "y", "z", "}", "/", "c", "d", "p", "q", "é", "\u3000", "<tool_call>", "<a>", "</c>", "<p>", "<|end|>", "<t", "<tool_", "</", "<|", "<|en", "<p"]
+
+
+def build(source: str) -> Pattern:
+    hint = fast_path_of(RegexDelimiter("x", source, (), 1))
+    if hint is None:
+        return Pattern(source)
+    leads = {lead: Lead(lead.source, lead.ascii) for lead in hint.leads}
+    return Pattern(
+        source,
+        triggers=hint.triggers,
+        leads=tuple(leads.values()),
+        first_lead=leads[hint.hold_lead] if hint.hold_lead is not None else None,
+    )
+
+
+def normalise(match, size):
+    if match is None or (match.partial and match.start() == match.end() == size):
+        return None
+    return (match.span(), bool(match.partial), match.groupdict())
+
+
+@settings(max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(GUARDS),
+    st.sampled_from(LEADS),
+    st.sampled_from(RESTS),
+    st.lists(st.sampled_from(ALPHABET), max_size=14),
+    st.data(),
+)
+def test_search_matches_regex_partial_search(guard, lead, rest, pieces, data):
+    source = guard + lead + (f"(?:{rest})" if "|" in rest else rest)
+    pattern = build(source)
+    text = "".join(pieces)
+    pos = data.draw(st.integers(0, len(text)))
+    compiled = regex.compile(source, regex.DOTALL)
+    for partial in (True, False):
+        expected = normalise(compiled.search(text, pos, partial=partial), len(text))
+        assert normalise(pattern.search(text, pos, partial), len(text)) == expected, (source, text, pos, partial)
+
+
+def test_hints_exist_for_the_common_shapes():
+    assert build(r"\s*<tool_call>").triggers == ("<tool_call>",)
+    assert build(r"\s*<tool_call>").first_lead is not None
+    assert build(r"(?<=\})\s*</tool_call>").first_lead is None  # a skipped look-behind may fail
+    assert build(r"(?:^|<think>)").triggers is None  # can match empty
+    assert build(r"\s*?<a>").triggers is None  # lazy: the regex module reports odd partial matches
