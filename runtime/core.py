@@ -734,6 +734,7 @@ class StreamParser:
         if start:
             self._route(events, text[:start])
         self._pos += start
+        self._trim()
         self._held_in_lead = True
         return events
 
@@ -753,6 +754,7 @@ class StreamParser:
         self._append(text)
         self._route(events, self._buf[self._pos :])
         self._pos = len(self._buf)
+        self._trim()
         self._held_in_lead = False
         return events
 
@@ -792,14 +794,15 @@ class StreamParser:
         self._pos = len(kept)
 
     def _note_held(self):
-        """Whether the held text is all of the state's hold lead (see FastPath)."""
+        """After processing: trim, and note whether the held text is all of the
+        state's hold lead (see FastPath)."""
+        self._trim()
         fast = self._fast
         lead = None if fast is None else fast.hold_lead
         self._held_in_lead = lead is not None and self._pos < len(self._buf) and lead.holds(self._buf[self._pos :])
 
-    def _append(self, text):
-        """Drop consumed text (keeping the context regex delimiters need), then append."""
-        self._join_pieces()
+    def _trim(self):
+        """Drop consumed text, keeping the context regex delimiters read behind."""
         context = self.CONTEXT
         if context >= 0:
             cut = self._pos - context
@@ -807,6 +810,10 @@ class StreamParser:
                 self._buf = self._buf[cut:]
                 self._base += cut
                 self._pos -= cut
+
+    def _append(self, text):
+        self._join_pieces()
+        self._trim()
         self._buf += text
 
     # -- the state machine -------------------------------------------------
