@@ -33,12 +33,17 @@ def chunkings(text: str, seed: str) -> list[tuple[str, list[str]]]:
 
 
 def run_reference(template: dict, prefix: str, chunks: list[str], tools) -> dict:
-    """Everything observable, up to the first exception."""
     from transformers.utils.chat_parsing import ResponseParser
 
+    return trace(lambda: ResponseParser(template, prefix=prefix, tools=tools), chunks)
+
+
+def trace(make_parser, chunks: list[str]) -> dict:
+    """Everything observable of one run, up to the first exception: the
+    vector fields initial_events, feeds, final_events, message, error."""
     result = {"initial_events": None, "feeds": [], "final_events": None, "message": None, "error": None}
     try:
-        parser = ResponseParser(template, prefix=prefix, tools=tools)
+        parser = make_parser()
     except Exception as error:  # noqa: BLE001 - the class is the result
         result["error"] = {"stage": "init", "index": 0, "type": type(error).__name__}
         return result

@@ -709,6 +709,10 @@ class StreamParser:
                         return []
                     if not ends_in_lead:
                         return self._release_held(fast, text)
+        return self._feed_slowly(text)
+
+    def _feed_slowly(self, text):
+        """The general step: search the unconsumed text (SPEC, steps 1-5)."""
         events = []
         if text:
             self._append(text)
@@ -724,11 +728,7 @@ class StreamParser:
         while start and fast.may_start_at_end(text[start - 1]):
             start -= 1
         if not fast.hold_lead.holds(text[start:]):
-            events = []
-            self._append(text)
-            self._process(events, False)
-            self._note_held()
-            return events
+            return self._feed_slowly(text)
         events = []
         self._append(text)
         if start:
@@ -745,11 +745,7 @@ class StreamParser:
         held = self._buf[self._pos :]
         for trigger in fast.triggers:
             if trigger in held:
-                events = []
-                self._append(text)
-                self._process(events, False)
-                self._note_held()
-                return events
+                return self._feed_slowly(text)
         events = []
         self._append(text)
         self._route(events, self._buf[self._pos :])

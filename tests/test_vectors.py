@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.vectors import VECTORS_DIR, write_all
+from compiler.vectors import VECTORS_DIR, trace, write_all
 from conftest import load_generated
 from differential import same
 
@@ -21,24 +21,7 @@ def test_vectors_are_fresh():
 
 
 def run_case(module, case) -> dict:
-    result = {"initial_events": None, "feeds": [], "final_events": None, "message": None, "error": None}
-    try:
-        parser = module.ResponseParser(case["prefix"], tools=case["tools"])
-    except Exception as error:  # noqa: BLE001
-        result["error"] = {"stage": "init", "index": 0, "type": type(error).__name__}
-        return result
-    result["initial_events"] = parser.initial_events
-    for index, chunk in enumerate(case["chunks"]):
-        try:
-            result["feeds"].append(parser.feed(chunk))
-        except Exception as error:  # noqa: BLE001
-            result["error"] = {"stage": "feed", "index": index, "type": type(error).__name__}
-            return result
-    try:
-        result["message"], result["final_events"] = parser.finalize()
-    except Exception as error:  # noqa: BLE001
-        result["error"] = {"stage": "finalize", "index": 0, "type": type(error).__name__}
-    return result
+    return trace(lambda: module.ResponseParser(case["prefix"], tools=case["tools"]), case["chunks"])
 
 
 @pytest.mark.parametrize("path", VECTOR_FILES, ids=[p.stem for p in VECTOR_FILES])
