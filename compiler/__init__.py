@@ -6,6 +6,9 @@ Pipeline, one module per stage:
     lower.py    lower it to the IR (ir.py, frozen dataclasses)
     passes.py   pure IR -> IR passes (literal patterns, watch sets, context)
     backends/   one emitter per target language
+
+transformers_compat.py: `use_compiled(tokenizer)` makes a tokenizer's
+`parse_response` / `get_response_parser` run a compiled parser (disk-cached).
 """
 
 from __future__ import annotations
@@ -14,5 +17,6 @@ __version__ = "0.1.0"
 
 from .errors import Problem, TemplateError  # noqa: E402
 from .pipeline import compile_template, to_program  # noqa: E402
+from .transformers_compat import restore, use_compiled  # noqa: E402
 
-__all__ = ["Problem", "TemplateError", "compile_template", "to_program", "__version__"]
+__all__ = ["Problem", "TemplateError", "compile_template", "restore", "to_program", "use_compiled", "__version__"]

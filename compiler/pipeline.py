@@ -23,7 +23,18 @@ def python_source(source: sources.Source, *, vendored: bool = False) -> str:
     return render(to_program(source), vendored=vendored)
 
 
+# Compiled modules by template hash (sources.canonical_sha256), shared by
+# compile_template and the disk cache of transformers_compat.
 _MODULES: dict[str, types.ModuleType] = {}
+
+
+def module_from_code(code: str, source: sources.Source, filename: str | None = None) -> types.ModuleType:
+    """Execute generated source as a new (unregistered) module; `filename` shows in tracebacks."""
+    module = types.ModuleType(f"compiled_{source.name}_{source.sha256[:12]}")
+    module.__file__ = filename or f"<compiled {source.name}>"
+    exec(compile(code, module.__file__, "exec"), module.__dict__)
+    module.SOURCE_CODE = code
+    return module
 
 
 def compile_template(template: dict, *, name: str = "template") -> types.ModuleType:
@@ -31,10 +42,6 @@ def compile_template(template: dict, *, name: str = "template") -> types.ModuleT
     source = sources.from_dict(template, name)
     module = _MODULES.get(source.sha256)
     if module is None:
-        code = python_source(source)
-        module = types.ModuleType(f"compiled_{source.name}_{source.sha256[:12]}")
-        module.__file__ = f"<compiled {source.name}>"
-        exec(compile(code, module.__file__, "exec"), module.__dict__)
-        module.SOURCE_CODE = code
+        module = module_from_code(python_source(source), source)
         _MODULES[source.sha256] = module
     return module
