@@ -49,6 +49,14 @@ def _parser() -> argparse.ArgumentParser:
         help="inline the runtime so the module needs only the standard library (and regex if its template does)",
     )
 
+    check = commands.add_parser(
+        "check",
+        help="lint templates: findings with JSON paths (exit 1 when there are any)",
+        description="Report what compiles but is likely to parse wrongly, to depend on chunking, or not to port "
+        "to JavaScript or Go. Exit 0 when clean, 1 with findings, 2 when a template does not compile.",
+    )
+    check.add_argument("templates", nargs="*", metavar="TEMPLATE", help="default: every template in templates_src/")
+
     ir = commands.add_parser("ir", help="print a template's intermediate representation")
     ir.add_argument("template", metavar="TEMPLATE")
 
@@ -137,6 +145,28 @@ def _build(args: argparse.Namespace) -> int:
     if args.check:
         print("generated/ is up to date")
     return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .lint import lint
+
+    specs = args.templates or [str(path) for path in sources.bundled()]
+    status = 0
+    for spec in specs:
+        try:
+            source = sources.read(spec)
+            findings = lint(to_program(source))
+        except TemplateError as error:
+            print(error, file=sys.stderr)
+            status = 2
+            continue
+        for finding in findings:
+            print(f"{source.origin}: {finding}")
+        if findings and status == 0:
+            status = 1
+    if status == 0:
+        print(f"{len(specs)} template(s), no findings")
+    return status
 
 
 def _ir(args: argparse.Namespace) -> int:
@@ -325,5 +355,5 @@ def _vectors(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"build": _build, "ir": _ir, "parse": _parse, "vectors": _vectors}
+    commands = {"build": _build, "check": _check, "ir": _ir, "parse": _parse, "vectors": _vectors}
     return commands[args.command](args)
