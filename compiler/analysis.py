@@ -62,6 +62,10 @@ class FastPath:
     # and new text are all of this class, a partial match stays at the read
     # position, so more such text changes nothing.
     hold_lead: Lead | None = None
+    # No look-around was skipped and the leads are one optional, unbounded
+    # repeat: lead characters followed by a proper prefix of a trigger
+    # string are certainly a partial match.
+    exact: bool = False
 
 
 class _NoFastPath(Exception):
@@ -153,13 +157,13 @@ def _lead(op, av) -> tuple[Lead, bool] | None:
     and whether the repeat is unbounded."""
     if op != C.MAX_REPEAT:
         return None
-    _low, high, body = av
+    low, high, body = av
     if len(body) != 1 or body[0][0] not in (C.LITERAL, C.IN):
         return None
     source = _class_source(*body[0])
     compiled = regex.compile(source)
     lead = Lead(source, "".join(chr(code) for code in range(128) if compiled.fullmatch(chr(code))))
-    return lead, high == C.MAXREPEAT
+    return lead, high == C.MAXREPEAT, low == 0
 
 
 def _parse(pattern: str):
@@ -241,6 +245,7 @@ def fast_path_of(delim: Delimiter) -> FastPath | None:
         skipped = True
     leads: list[Lead] = []
     hold_lead = None
+    optional_leads = True
     try:
         while items:
             found = _lead(*items[0])
@@ -248,6 +253,7 @@ def fast_path_of(delim: Delimiter) -> FastPath | None:
                 break
             if not leads and found[1] and not skipped:
                 hold_lead = found[0]
+            optional_leads = optional_leads and found[2]
             leads.append(found[0])
             items.pop(0)
         triggers, nullable = _first(items)
@@ -255,7 +261,8 @@ def fast_path_of(delim: Delimiter) -> FastPath | None:
         return None
     if nullable or not triggers or len(triggers) > _MAX_SET:
         return None
-    return FastPath(tuple(sorted(triggers)), tuple(leads), hold_lead)
+    exact = not skipped and (not leads or (len(leads) == 1 and hold_lead is not None and optional_leads))
+    return FastPath(tuple(sorted(triggers)), tuple(leads), hold_lead, exact=exact)
 
 
 def merge_fast_paths(paths: list[FastPath | None]) -> FastPath | None:

@@ -434,6 +434,28 @@ class Literals:
         return -1
 
 
+class PartialMatch:
+    """A partial match found without running the regex (see Pattern.search)."""
+
+    __slots__ = ("_start", "_end")
+    partial = True
+
+    def __init__(self, start, end):
+        self._start, self._end = start, end
+
+    def span(self):
+        return self._start, self._end
+
+    def start(self):
+        return self._start
+
+    def end(self):
+        return self._end
+
+    def groupdict(self):
+        return {}
+
+
 class Pattern:
     """A delimiter given as a regex, matched by the `regex` module with the
     reference's partial-matching semantics.
@@ -444,12 +466,23 @@ class Pattern:
     a match can start, found with str.find, instead of over all the text.
     """
 
-    __slots__ = ("pattern", "compiled", "group_names", "triggers", "leads", "first_lead", "lead_ascii", "prefixes", "longest")
+    __slots__ = (
+        "pattern",
+        "compiled",
+        "group_names",
+        "triggers",
+        "leads",
+        "first_lead",
+        "exact",
+        "lead_ascii",
+        "prefixes",
+        "longest",
+    )
 
     grows_at_edge = True
     literals = None
 
-    def __init__(self, pattern, triggers=None, leads=(), first_lead=None):
+    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False):
         self.pattern = pattern
         rx = regex_module()
         self.compiled = rx.compile(pattern, rx.DOTALL)
@@ -459,6 +492,9 @@ class Pattern:
         # The pattern starts with an unbounded repeat of this class: of a run
         # of its characters, only the first position needs trying.
         self.first_lead = first_lead
+        # Nothing but leads comes before the trigger strings (no look-around):
+        # leads then a proper prefix of a trigger is certainly a partial match.
+        self.exact = exact and (not self.leads or self.leads == (first_lead,))
         self.lead_ascii = "".join(sorted({char for lead in self.leads for char in lead.ascii}))
         self.prefixes = frozenset(t[:i] for t in self.triggers or () for i in range(1, len(t)))
         self.longest = max(map(len, self.triggers or ("",)))
@@ -530,7 +566,10 @@ class Pattern:
         # No complete match: a partial one ends in a trigger prefix or is all leads.
         tail_at = self._tail_trigger(buf, start) if self.prefixes else -1
         if tail_at >= 0:
-            for candidate in self._starts(buf, self._run_start(buf, tail_at, start), tail_at):
+            run_start = self._run_start(buf, tail_at, start)
+            if self.exact and (run_start == tail_at or self.first_lead.holds(buf[run_start:tail_at])):
+                return PartialMatch(run_start, size)
+            for candidate in self._starts(buf, run_start, tail_at):
                 found = match(buf, candidate, partial=True)
                 if found is not None:
                     return found

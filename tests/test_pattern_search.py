@@ -41,13 +41,15 @@ def build(source: str) -> Pattern:
         triggers=hint.triggers,
         leads=tuple(leads.values()),
         first_lead=leads[hint.hold_lead] if hint.hold_lead is not None else None,
+        exact=hint.exact,
     )
 
 
 def normalise(match, size):
     if match is None or (match.partial and match.start() == match.end() == size):
         return None
-    return (match.span(), bool(match.partial), match.groupdict())
+    # Captures of partial matches are never used (partial matches do not commit).
+    return (match.span(), bool(match.partial), None if match.partial else match.groupdict())
 
 
 @settings(max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -46,6 +46,8 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
         args.append(f"leads=({''.join(leads[lead] + ', ' for lead in hint.leads)})")
     if hint.hold_lead is not None:
         args.append(f"first_lead={leads[hint.hold_lead]}")
+    if hint.exact:
+        args.append("exact=True")
     return f"Pattern({', '.join(args)})"
 
 

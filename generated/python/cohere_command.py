@@ -70,6 +70,7 @@ TOOL_CALLS_OPEN = Literals(["<|START_ACTION|>"], grows_at_edge=False)
 TOOL_CALLS_CLOSE = Pattern(
     "<\\|END_ACTION\\|>(?=\\s*(?:<\\|END_OF_TURN_TOKEN\\|>|<\\|START_RESPONSE\\|>|<\\|START_TEXT\\|>|$))",
     triggers=["<|END_ACTION|>"],
+    exact=True,
 )
 # fields.content.open
 CONTENT_OPEN = Literals(["<|START_RESPONSE|>", "<|START_TEXT|>"], grows_at_edge=False)

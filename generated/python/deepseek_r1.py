@@ -66,6 +66,7 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -73,6 +74,7 @@ TOOL_CALLS_CLOSE = Pattern(
     triggers=["<｜tool▁call▁end｜>", "```"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -80,6 +82,7 @@ CONTENT_CLOSE = Pattern(
     triggers=["<｜end▁of▁sentence｜>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (

@@ -66,7 +66,11 @@ LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<\\|channel>thought", triggers=["<|channel>thought"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*<\\|channel>thought",
+    triggers=["<|channel>thought"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
 )
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["<channel|>"], grows_at_edge=False)
@@ -76,12 +80,17 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["<|tool_call>call:"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern("(?<=\\})<tool_call\\|>\\s*", triggers=["<tool_call|>"])
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*(?:<turn\\|>|<\\|tool_response>|<eos>)", triggers=["<"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*(?:<turn\\|>|<\\|tool_response>|<eos>)",
+    triggers=["<"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (

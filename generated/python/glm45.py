@@ -74,7 +74,7 @@ LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
@@ -84,6 +84,7 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["<tool_call>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -95,6 +96,7 @@ CONTENT_CLOSE = Pattern(
     triggers=["<|"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (

@@ -74,6 +74,7 @@ REASONING_CONTENT_OPEN = Pattern(
     triggers=["<|channel|>analysis", "<|start|>assistant"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["<|end|>"], grows_at_edge=False)
@@ -83,15 +84,19 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["<|channel|>", "<|start|>assistant", "to=functions."],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("<\\|call\\|>(?=\\s*(?:<\\|start\\|>|$))", triggers=["<|call|>"])
+TOOL_CALLS_CLOSE = Pattern(
+    "<\\|call\\|>(?=\\s*(?:<\\|start\\|>|$))", triggers=["<|call|>"], exact=True
+)
 # fields.content.open_pattern
 CONTENT_OPEN = Pattern(
     "\\s*(?:<\\|start\\|>assistant\\s*)?<\\|channel\\|>(?:final|commentary)\\s*<\\|message\\|>",
     triggers=["<|channel|>", "<|start|>assistant"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.content.close
 CONTENT_CLOSE = Literals(["<|return|>", "<|end|>"], grows_at_edge=False)

@@ -66,7 +66,7 @@ LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
 REASONING_CONTENT_OPEN = Pattern("^\\s*(?:Here is|Here's) my thought process:|\\s*<think>")
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "</think>|(?:Here is|Here's) my response:", triggers=["</think>", "Here"]
+    "</think>|(?:Here is|Here's) my response:", triggers=["</think>", "Here"], exact=True
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -74,6 +74,7 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["<"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -85,6 +86,7 @@ CONTENT_CLOSE = Pattern(
     triggers=["<"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (

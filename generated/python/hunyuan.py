@@ -65,11 +65,11 @@ LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "\\s*</think>", triggers=["</think>"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*</think>", triggers=["</think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -77,6 +77,7 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["<answer>", "<tool_calls>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -88,6 +89,7 @@ CONTENT_CLOSE = Pattern(
     triggers=["<"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (

@@ -67,6 +67,7 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["<|tool_call", "<|tool_call_begin|>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -74,10 +75,11 @@ TOOL_CALLS_CLOSE = Pattern(
     triggers=["<|tool_call_end|>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*<\\|im_end\\|>", triggers=["<|im_end|>"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*<\\|im_end\\|>", triggers=["<|im_end|>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 
 FIELDS = (

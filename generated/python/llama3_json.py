@@ -69,6 +69,7 @@ CONTENT_CLOSE = Pattern(
     triggers=["<|eo"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (

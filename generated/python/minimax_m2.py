@@ -72,7 +72,7 @@ LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
@@ -82,6 +82,7 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=['<invoke name="', "<minimax:tool_call>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern("(?<=</invoke>)(?=\\s*(?:<invoke name=|</minimax:tool_call>|\\[e~\\[))")
@@ -91,6 +92,7 @@ CONTENT_CLOSE = Pattern(
     triggers=["</minimax:tool_call>", "[e~["],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (

@@ -66,13 +66,16 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["[TOOL_CALLS]"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "(?<=\\})(?=\\s*\\[TOOL_CALLS\\][^\\[\\]{}\\s]+(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?\\{)|\\s*</s>\\s*$"
 )
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0)
+CONTENT_CLOSE = Pattern(
+    "\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+)
 
 FIELDS = (
     Field(

@@ -57,12 +57,20 @@ LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*\\[TOOL_CALLS\\]", triggers=["[TOOL_CALLS]"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*\\[TOOL_CALLS\\]",
+    triggers=["[TOOL_CALLS]"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0)
+TOOL_CALLS_CLOSE = Pattern(
+    "\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+)
 # fields.content.close_pattern
-CONTENT_CLOSE = Pattern("\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0)
+CONTENT_CLOSE = Pattern(
+    "\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+)
 
 FIELDS = (
     Field(

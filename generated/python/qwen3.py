@@ -59,16 +59,21 @@ REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*<tool_call>", triggers=["<tool_call>"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*<tool_call>", triggers=["<tool_call>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "</tool_call>(?:(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\|endoftext\\|>))|\\s*\\Z)",
     triggers=["</tool_call>"],
+    exact=True,
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)", triggers=["<|"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)",
+    triggers=["<|"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (

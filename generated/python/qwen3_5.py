@@ -75,6 +75,7 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["<tool_call>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -82,10 +83,15 @@ TOOL_CALLS_CLOSE = Pattern(
     triggers=["</tool_call>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)", triggers=["<|"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)",
+    triggers=["<|"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (

@@ -75,6 +75,7 @@ TOOL_CALLS_OPEN = Pattern(
     triggers=["<seed:tool_call>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -82,10 +83,11 @@ TOOL_CALLS_CLOSE = Pattern(
     triggers=["</seed:tool_call>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*<seed:eos>", triggers=["<seed:eos>"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*<seed:eos>", triggers=["<seed:eos>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 
 FIELDS = (

@@ -62,7 +62,7 @@ REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*<tool_call>", triggers=["<tool_call>"], leads=(LEAD_0,), first_lead=LEAD_0
+    "\\s*<tool_call>", triggers=["<tool_call>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -76,6 +76,7 @@ CONTENT_CLOSE = Pattern(
     triggers=["<|"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
+    exact=True,
 )
 
 FIELDS = (
