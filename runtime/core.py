@@ -712,6 +712,12 @@ class StreamParser:
 
     # -- public API --------------------------------------------------------
 
+    @property
+    def captures(self):
+        """The named groups of the open match of the region open now (a copy;
+        empty in the implicit region or when the open had no groups)."""
+        return dict(self._captures)
+
     def feed(self, text):
         """Add generated text; return the events it completes."""
         if self._finalized:
