@@ -114,7 +114,107 @@ def _named_groups(program: Program) -> list[Finding]:
     return findings
 
 
-RULES = [_implicit_overwrite, _open_prefixes, _named_groups]
+def _regex_delimiters(program: Program):
+    for field in program.fields:
+        for delim in (field.open, field.close):
+            if isinstance(delim, RegexDelimiter):
+                yield field, delim
+
+
+def _ends_in_lookahead_end(node) -> bool:
+    """A positive lookahead that `$` or `\\Z` can satisfy."""
+    from .regex.nodes import EOS, END, Anchor, Look, walk
+
+    for look in walk(node):
+        if isinstance(look, Look) and not look.behind and not look.negative:
+            if any(isinstance(n, Anchor) and n.kind in (EOS, END) for n in walk(look.body)):
+                return True
+    return False
+
+
+def _skippable(node) -> bool:
+    """Whether the node can match nothing without any condition (a look-around
+    or anchor matches nothing only where its condition holds)."""
+    from .regex.nodes import Alt, Concat, Group, Repeat
+
+    if isinstance(node, Repeat):
+        return node.min == 0 or _skippable(node.body)
+    if isinstance(node, Group):
+        return _skippable(node.body)
+    if isinstance(node, Concat):
+        return all(map(_skippable, node.items))
+    if isinstance(node, Alt):
+        return any(map(_skippable, node.branches))
+    return False
+
+
+def _optional_tail(node):
+    """The trailing part of a match that may be absent but spans several
+    characters when present (`(?:json)?`), or None."""
+    from .regex.analysis import max_length
+    from .regex.nodes import Alt, Class, Category, Char, Concat, Dot, Group, Repeat
+
+    if isinstance(node, Group):
+        return _optional_tail(node.body)
+    if isinstance(node, Alt):
+        return next((tail for tail in map(_optional_tail, node.branches) if tail is not None), None)
+    if isinstance(node, Concat) and node.items:
+        last = node.items[-1]
+        if _skippable(last) and not _skippable(node):
+            single_char_repeat = isinstance(last, Repeat) and isinstance(last.body, (Char, Class, Category, Dot))
+            longest = max_length(last)
+            if not single_char_repeat and (longest is None or longest >= 2):
+                return last
+        return _optional_tail(last)
+    return None
+
+
+def _regex_findings(program: Program) -> list[Finding]:
+    from .regex import RegexSyntaxError, parse, to_source
+    from .regex.analysis import analyze
+
+    findings = []
+    for field, delim in _regex_delimiters(program):
+        path = delim.path
+        try:
+            ast = parse(delim.pattern)
+        except RegexSyntaxError as error:
+            findings.append(Finding("regex-unsupported", path, f"outside the compiler's regex grammar:\n{error}"))
+            continue
+        info = analyze(ast)
+        if info.can_match_empty:
+            findings.append(Finding("empty-match", path, "can match the empty string (a zero-width delimiter)"))
+        if info.backtracking_risk:
+            findings.append(Finding("backtracking", path, f"prone to catastrophic backtracking: {info.backtracking_risk}"))
+        if info.regex_module_quirk:
+            findings.append(Finding("regex-quirk", path, info.regex_module_quirk))
+        for problem in info.js_problems:
+            findings.append(Finding("js-unsupported", path, f"JavaScript cannot express it: {problem}"))
+        for problem in info.go_problems:
+            findings.append(Finding("go-unsupported", path, f"Go (RE2) cannot express it: {problem}"))
+        if _ends_in_lookahead_end(ast.body):
+            findings.append(
+                Finding(
+                    "chunk-dependent",
+                    path,
+                    "a lookahead accepts $ or \\Z, which streaming satisfies at the end of the text received so "
+                    "far: the result depends on chunking (use `X(?:(?=...)|\\s*\\Z)` instead)",
+                )
+            )
+        tail = _optional_tail(ast.body)
+        if tail is not None:
+            findings.append(
+                Finding(
+                    "chunk-dependent",
+                    path,
+                    f"ends in the optional {to_source(tail)!r}: a chunk ending inside it commits the shorter "
+                    "match, so the result depends on chunking (end the delimiter with a fixed literal or a lookahead)",
+                )
+            )
+    return findings
+
+
+RULES = [_implicit_overwrite, _open_prefixes, _named_groups, _regex_findings]
 
 
 def lint(program: Program, checked: CheckedTemplate | None = None) -> list[Finding]:

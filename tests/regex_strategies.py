@@ -1,0 +1,142 @@
+"""Hypothesis strategies for the regex tests: random ASTs from the supported
+subset (rendered with to_source) and texts over a small alphabet that makes
+matches, near misses and partial matches common."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from compiler.regex.nodes import (
+    ANCHORS,
+    CATEGORIES,
+    Alt,
+    Anchor,
+    Category,
+    Char,
+    Class,
+    Concat,
+    Dot,
+    Group,
+    Range,
+    Repeat,
+)
+
+# Letters (ASCII and not), word/non-word, "<" ">" delimiters, a newline, an
+# ASCII and a non-ASCII space, a digit.
+TEXT_ALPHABET = ["a", "b", "A", "<", ">", " ", "\n", "é", "\u3000", "1"]
+PATTERN_CHARS = ["a", "b", "<", ">", " ", "\n", "é"]
+
+chars = st.sampled_from(PATTERN_CHARS)
+class_items = st.one_of(
+    chars.map(Char),
+    st.sampled_from([Range("a", "c"), Range("<", ">"), Range("\x00", " "), Range("à", "ÿ")]),
+    st.sampled_from(CATEGORIES).map(Category),
+)
+
+
+def _regex_reads_it(node: Class) -> bool:
+    """The regex module misreads [^...] holding a shorthand and its complement."""
+    names = {item.name for item in node.items if isinstance(item, Category)}
+    return not (node.negated and any(name.swapcase() in names for name in names))
+
+
+single = st.one_of(
+    st.builds(Char, chars, st.sampled_from([False] * 6 + [True])),
+    st.sampled_from([Dot(True), Dot(True), Dot(False)]),
+    st.sampled_from(CATEGORIES).map(Category),
+    st.builds(
+        Class,
+        st.lists(class_items, min_size=1, max_size=3).map(tuple),
+        st.booleans(),
+        st.sampled_from([False] * 6 + [True]),
+    ).filter(_regex_reads_it),
+)
+anchors = st.sampled_from(ANCHORS).map(Anchor)
+
+
+def _repeat(lazy: bool):
+    bounds = st.sampled_from([(0, None), (1, None), (0, 1), (2, 2), (0, 2), (1, 3), (2, None)])
+
+    def build(body, bound, is_lazy):
+        return Repeat(body, bound[0], bound[1], is_lazy)
+
+    return lambda child: st.builds(
+        build, child.filter(lambda n: not isinstance(n, Anchor)), bounds, st.booleans() if lazy else st.just(False)
+    )
+
+
+def _extend(lazy: bool):
+    def extend(child):
+        return st.one_of(
+            st.lists(child, min_size=2, max_size=3).map(lambda items: Concat(tuple(items))),
+            st.lists(child, min_size=2, max_size=3).map(lambda items: Alt(tuple(items))),
+            _repeat(lazy)(child),
+            st.builds(Group, child, st.sampled_from([None, 1])),
+        )
+
+    return extend
+
+
+def patterns(lazy: bool = False, leaf_anchors: bool = True):
+    """Random ASTs (no lookarounds); lazy quantifiers only when asked."""
+    leaves = st.one_of(single, single, anchors) if leaf_anchors else single
+    return st.recursive(leaves, _extend(lazy), max_leaves=6)
+
+
+texts = st.lists(st.sampled_from(TEXT_ALPHABET), max_size=9).map("".join)
+
+
+# ---------------------------------------------------------------------------
+# A seeded plain-random generator of the same shapes, for batch tests that
+# send many cases to one Node.js / Go process.
+# ---------------------------------------------------------------------------
+
+_BOUNDS = [(0, None), (1, None), (0, 1), (2, 2), (0, 2), (1, 3), (2, None)]
+_ITEMS = [Range("a", "c"), Range("<", ">"), Range("\x00", " "), Range("à", "ÿ")]
+
+
+def random_single(rng):
+    kind = rng.randrange(4)
+    if kind == 0:
+        return Char(rng.choice(PATTERN_CHARS), rng.random() < 0.1)
+    if kind == 1:
+        return Dot(rng.random() < 0.8)
+    if kind == 2:
+        return Category(rng.choice(CATEGORIES))
+    while True:
+        items = []
+        for _ in range(rng.randint(1, 3)):
+            pick = rng.randrange(3)
+            if pick == 0:
+                items.append(Char(rng.choice(PATTERN_CHARS)))
+            elif pick == 1:
+                items.append(rng.choice(_ITEMS))
+            else:
+                items.append(Category(rng.choice(CATEGORIES)))
+        node = Class(tuple(items), rng.random() < 0.4, rng.random() < 0.1)
+        if _regex_reads_it(node):
+            return node
+
+
+def random_pattern(rng, depth: int = 3, lazy: bool = False, leaf_anchors: bool = True):
+    """A random AST (no lookarounds) of at most `depth` levels."""
+    if depth == 0 or rng.random() < 0.3:
+        if leaf_anchors and rng.random() < 0.15:
+            return Anchor(rng.choice(ANCHORS))
+        return random_single(rng)
+    kind = rng.randrange(4)
+    if kind == 0:
+        return Concat(tuple(random_pattern(rng, depth - 1, lazy, leaf_anchors) for _ in range(rng.randint(2, 3))))
+    if kind == 1:
+        return Alt(tuple(random_pattern(rng, depth - 1, lazy, leaf_anchors) for _ in range(rng.randint(2, 3))))
+    if kind == 2:
+        body = random_pattern(rng, depth - 1, lazy, leaf_anchors)
+        if isinstance(body, Anchor):
+            body = random_single(rng)
+        low, high = rng.choice(_BOUNDS)
+        return Repeat(body, low, high, lazy and rng.random() < 0.5)
+    return Group(random_pattern(rng, depth - 1, lazy, leaf_anchors), rng.choice([None, 1]))
+
+
+def random_text(rng, size: int = 9) -> str:
+    return "".join(rng.choice(TEXT_ALPHABET) for _ in range(rng.randint(0, size)))
