@@ -197,9 +197,15 @@ def _lookbehind_widths(items):
             yield from _lookbehind_widths(av)
 
 
-def reach_back(pattern: str) -> int:
+def reach_back(pattern: str, ast=None) -> int:
     """Characters before the search position a match may read: the widest
-    look-behind plus one (for ^, \\b and friends); -1 when unbounded or unsure."""
+    look-behind plus one (for ^, \\b and friends); -1 when unbounded or unsure.
+    From the project's regex AST when there is one, else from the re parser."""
+    if ast is not None:
+        from .regex.analysis import lookbehind_width
+
+        width = lookbehind_width(ast)
+        return -1 if width is None else width + 1
     parsed = _parse(pattern)
     if parsed is None:
         return -1

@@ -15,6 +15,7 @@ from typing import Any
 import regex
 
 from .errors import Problem, TemplateError, json_path
+from .regex.errors import caret_lines
 from .source import Source
 
 CONTENT_PARSERS = ("text", "int", "float", "bool", "json", "xml-inline", "kv-lines")
@@ -115,7 +116,9 @@ class _Checker:
         try:
             compiled = regex.compile(raw, regex.DOTALL)
         except Exception as error:  # regex.error, and OverflowError for huge repeats
-            self.problem(where, f"invalid regex: {error}")
+            position = getattr(error, "pos", None)
+            caret = f"\n{caret_lines(raw, position, '    ')}" if isinstance(position, int) else ""
+            self.problem(where, f"invalid regex: {error}{caret}")
             return None
         return CheckedDelimiter(where, None, raw, tuple(compiled.groupindex))
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
     from .analysis import FastPath
+    from .regex.nodes import Regex
 
 OPEN = "open"
 CLOSE = "close"
@@ -49,6 +50,10 @@ class RegexDelimiter:
     # Trigger characters and lead classes (analysis.py): lets the search jump
     # to where a match can start instead of running the regex over all text.
     hint: "FastPath | None" = None
+    # The pattern parsed by the project's regex grammar (compiler/regex);
+    # None when it uses syntax outside it (the Python backend still runs it
+    # with the regex module; other backends refuse it).
+    ast: "Regex | None" = None
 
 
 Delimiter = Union[LiteralDelimiter, RegexDelimiter]
@@ -154,6 +159,8 @@ def _delimiter_text(delim: Delimiter | None) -> str:
     flags = ["groups=" + ",".join(delim.group_names)] if delim.group_names else []
     if delim.hint is not None:
         flags.append("triggers=" + json.dumps("".join(delim.hint.triggers), ensure_ascii=False))
+    if delim.ast is None:
+        flags.append("outside-grammar")
     if delim.reach_back != 1:
         flags.append(f"reach-back={delim.reach_back if delim.reach_back >= 0 else 'unbounded'}")
     return f"regex {json.dumps(delim.pattern, ensure_ascii=False)}" + "".join(f" [{f}]" for f in flags)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from .analysis import reach_back
+from .regex import RegexSyntaxError, parse
 from .check import PLACEHOLDER, CheckedDelimiter, CheckedTemplate
 from .ir import Field, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform, json_text
 
@@ -19,7 +20,11 @@ def _delimiter(checked: CheckedDelimiter | None):
         can_extend = any(a != b and a.startswith(b) for a in literals for b in literals)
         return LiteralDelimiter(checked.path, ordered, grows_at_edge=can_extend)
     pattern = checked.pattern
-    return RegexDelimiter(checked.path, pattern, checked.group_names, reach_back(pattern))
+    try:
+        ast = parse(pattern)
+    except RegexSyntaxError:
+        ast = None  # outside the project's grammar: `check` reports it with a caret
+    return RegexDelimiter(checked.path, pattern, checked.group_names, reach_back(pattern, ast), ast=ast)
 
 
 def lower_transform(value: object) -> Transform:
