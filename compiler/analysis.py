@@ -10,10 +10,10 @@ T = {"<tool_call>"}, W = [\\s]. So:
 - a regex search only needs to run where a string of T occurs, starting at
   the run of W characters before it (found with str.find).
 
-Patterns are read with the standard library's regex parser; anything it
-might read differently from the `regex` module (POSIX classes, \\p{..},
-inline flags other than s, lookarounds or anchors in the leading position)
-gets no fast path, which is always safe.
+Read from the project's regex AST (compiler/regex). Patterns outside its
+grammar, with lazy repeats (the `regex` module reports odd partial matches
+for them), case-insensitive parts or anchors and look-arounds where a match
+starts get no fast path, which is always safe.
 """
 
 from __future__ import annotations
@@ -22,27 +22,11 @@ from dataclasses import dataclass
 
 import regex
 
-try:  # Python 3.11+
-    from re import _constants as sre_constants
-    from re import _parser as sre_parse
-except ImportError:  # pragma: no cover - Python < 3.11
-    import sre_constants  # type: ignore[no-redef]
-    import sre_parse  # type: ignore[no-redef]
-
 from .ir import Delimiter, LiteralDelimiter
+from .regex.analysis import has_lazy, lookbehind_width
+from .regex.nodes import Alt, Category, Char, Class, Concat, Group, Look, Node, Range, Repeat
+from .regex.syntax import to_source
 
-C = sre_constants
-_CATEGORIES = {
-    C.CATEGORY_SPACE: r"\s",
-    C.CATEGORY_NOT_SPACE: r"\S",
-    C.CATEGORY_DIGIT: r"\d",
-    C.CATEGORY_NOT_DIGIT: r"\D",
-    C.CATEGORY_WORD: r"\w",
-    C.CATEGORY_NOT_WORD: r"\W",
-}
-# Syntax the `regex` module reads differently from (or beyond) the re parser.
-_UNSURE = ("[:", "\\p", "\\P", "\\N", "\\X", "\\G", "\\K", "\\L", "\\m", "\\M", "(?V", "(?|", "(?(", "(?&", "(?R", "(?r")
-_ALLOWED_FLAGS = C.SRE_FLAG_UNICODE | C.SRE_FLAG_DOTALL
 _MAX_SET = 256
 
 
@@ -50,7 +34,7 @@ _MAX_SET = 256
 class Lead:
     """A character class a match may start with, repeated (`\\s*`)."""
 
-    source: str  # a regex character class, e.g. "[\\s]"
+    source: str  # a regex matching one character of the class, e.g. "\\s"
     ascii: str  # its ASCII members, for str.strip
 
 
@@ -72,181 +56,109 @@ class _NoFastPath(Exception):
     pass
 
 
-def _literal_chars(items) -> set[str]:
-    """Members of a character set with no categories or negation."""
+def _class_chars(node: Class) -> set[str]:
+    """Members of a small class with no categories, negation or case folding."""
+    if node.negated or node.icase:
+        raise _NoFastPath
     chars: set[str] = set()
-    for op, av in items:
-        if op == C.LITERAL:
-            chars.add(chr(av))
-        elif op == C.RANGE and av[1] - av[0] < _MAX_SET:
-            chars.update(chr(code) for code in range(av[0], av[1] + 1))
+    for item in node.items:
+        if isinstance(item, Char) and not item.icase:
+            chars.add(item.char)
+        elif isinstance(item, Range) and ord(item.hi) - ord(item.lo) < _MAX_SET:
+            chars.update(chr(code) for code in range(ord(item.lo), ord(item.hi) + 1))
         else:
             raise _NoFastPath
     return chars
 
 
-def _first(items) -> tuple[set[str], bool]:
+def _items(node: Node) -> list[Node]:
+    """A node as a sequence (non-capturing and capturing groups are transparent)."""
+    if isinstance(node, Concat):
+        return list(node.items)
+    return [node]
+
+
+def _first(items: list[Node]) -> tuple[set[str], bool]:
     """Literal strings one of which starts every match of a sequence (a run
     of literal characters is kept whole: `<tool_call>`, not `<`), and whether
     the sequence can match empty."""
     strings: set[str] = set()
-    items = list(items)
-    for index, (op, av) in enumerate(items):
-        if op == C.LITERAL:
+    for index, node in enumerate(items):
+        if isinstance(node, Char) and not node.icase:
             run = []
-            for next_op, next_av in items[index:]:
-                if next_op != C.LITERAL:
+            for following in items[index:]:
+                if not isinstance(following, Char) or following.icase:
                     break
-                run.append(chr(next_av))
+                run.append(following.char)
             strings.add("".join(run))
             return strings, False
-        item_strings, nullable = _first_item(op, av)
+        item_strings, nullable = _first_item(node)
         strings |= item_strings
         if not nullable:
             return strings, False
     return strings, True
 
 
-def _first_item(op, av) -> tuple[set[str], bool]:
-    if op == C.LITERAL:
-        return {chr(av)}, False
-    if op == C.IN:
-        return _literal_chars(av), False
-    if op == C.SUBPATTERN:
-        _group, add_flags, del_flags, body = av
-        if add_flags or del_flags:
-            raise _NoFastPath
-        return _first(body)
-    if op == C.BRANCH:
-        chars: set[str] = set()
+def _first_item(node: Node) -> tuple[set[str], bool]:
+    if isinstance(node, Class):
+        return _class_chars(node), False
+    if isinstance(node, Group):
+        return _first(_items(node.body))
+    if isinstance(node, Concat):
+        return _first(list(node.items))
+    if isinstance(node, Alt):
+        strings: set[str] = set()
         nullable = False
-        for branch in av[1]:
-            branch_chars, branch_nullable = _first(branch)
-            chars |= branch_chars
+        for branch in node.branches:
+            branch_strings, branch_nullable = _first(_items(branch))
+            strings |= branch_strings
             nullable = nullable or branch_nullable
-        return chars, nullable
-    if op in (C.MAX_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)):
-        low, high, body = av
-        if high == 0:
+        return strings, nullable
+    if isinstance(node, Repeat):
+        if node.max == 0:
             return set(), True
-        chars, nullable = _first(body)
-        return chars, nullable or low == 0
-    raise _NoFastPath  # anchors, lookarounds, ".", negated literals, backreferences
+        strings, nullable = _first(_items(node.body))
+        return strings, nullable or node.min == 0
+    raise _NoFastPath  # anchors, look-arounds, ".", categories, case folding
 
 
-def _class_source(op, av) -> str:
-    if op == C.LITERAL:
-        return "[" + regex.escape(chr(av)) + "]"
-    parts = []
-    for item_op, item_av in av:
-        if item_op == C.NEGATE:
-            parts.insert(0, "^")
-        elif item_op == C.LITERAL:
-            parts.append(regex.escape(chr(item_av)))
-        elif item_op == C.RANGE:
-            parts.append(regex.escape(chr(item_av[0])) + "-" + regex.escape(chr(item_av[1])))
-        elif item_op == C.CATEGORY and item_av in _CATEGORIES:
-            parts.append(_CATEGORIES[item_av])
-        else:
-            raise _NoFastPath
-    return "[" + "".join(parts) + "]"
-
-
-def _lead(op, av) -> tuple[Lead, bool] | None:
+def _lead(node: Node) -> tuple[Lead, bool, bool] | None:
     """The class of a leading single-character repeat, like `\\s*` or `\\n+`,
-    and whether the repeat is unbounded."""
-    if op != C.MAX_REPEAT:
+    whether the repeat is unbounded, and whether it may be absent."""
+    if not isinstance(node, Repeat) or node.lazy:
         return None
-    low, high, body = av
-    if len(body) != 1 or body[0][0] not in (C.LITERAL, C.IN):
+    body = node.body
+    if not (isinstance(body, (Char, Category)) or isinstance(body, Class)):
         return None
-    source = _class_source(*body[0])
+    if getattr(body, "icase", False):
+        return None
+    source = to_source(body)
     compiled = regex.compile(source)
     lead = Lead(source, "".join(chr(code) for code in range(128) if compiled.fullmatch(chr(code))))
-    return lead, high == C.MAXREPEAT, low == 0
+    return lead, node.max is None, node.min == 0
 
 
-def _parse(pattern: str):
-    """The re parser's tree, or None when it might read the pattern differently."""
-    if any(marker in pattern for marker in _UNSURE):
-        return None
-    try:
-        parsed = sre_parse.parse(pattern)
-    except Exception:  # noqa: BLE001 - syntax only the regex module knows
-        return None
-    if parsed.state.flags & ~_ALLOWED_FLAGS:
-        return None
-    return parsed
-
-
-def _lookbehind_widths(items):
-    for op, av in items:
-        if op in (C.ASSERT, C.ASSERT_NOT):
-            direction, body = av
-            if direction < 0:
-                yield body.getwidth()[1]
-            yield from _lookbehind_widths(body)
-        elif op == C.SUBPATTERN:
-            yield from _lookbehind_widths(av[3])
-        elif op == C.BRANCH:
-            for branch in av[1]:
-                yield from _lookbehind_widths(branch)
-        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)):
-            yield from _lookbehind_widths(av[2])
-        elif op == getattr(C, "ATOMIC_GROUP", None):
-            yield from _lookbehind_widths(av)
-
-
-def reach_back(pattern: str, ast=None) -> int:
+def reach_back(ast) -> int:
     """Characters before the search position a match may read: the widest
-    look-behind plus one (for ^, \\b and friends); -1 when unbounded or unsure.
-    From the project's regex AST when there is one, else from the re parser."""
-    if ast is not None:
-        from .regex.analysis import lookbehind_width
-
-        width = lookbehind_width(ast)
-        return -1 if width is None else width + 1
-    parsed = _parse(pattern)
-    if parsed is None:
+    look-behind plus one (for ^, \\b and friends); -1 when unbounded or when
+    the pattern is outside the project's grammar (no AST)."""
+    if ast is None:
         return -1
-    widest = max(_lookbehind_widths(list(parsed)), default=0)
-    return -1 if widest >= C.MAXREPEAT else widest + 1
-
-
-def _has_lazy_repeat(items) -> bool:
-    for op, av in items:
-        if op == C.MIN_REPEAT:
-            return True
-        children = []
-        if op in (C.MAX_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)):
-            children = [av[2]]
-        elif op == C.SUBPATTERN:
-            children = [av[3]]
-        elif op == C.BRANCH:
-            children = av[1]
-        elif op in (C.ASSERT, C.ASSERT_NOT):
-            children = [av[1]]
-        if any(_has_lazy_repeat(child) for child in children):
-            return True
-    return False
+    width = lookbehind_width(ast)
+    return -1 if width is None else width + 1
 
 
 def fast_path_of(delim: Delimiter) -> FastPath | None:
-    """Trigger set and lead classes of one delimiter, or None when unsure."""
+    """Trigger strings and lead classes of one delimiter, or None when unsure."""
     if isinstance(delim, LiteralDelimiter):
         return FastPath(tuple(sorted(set(delim.literals))), ())
-    parsed = _parse(delim.pattern)
-    if parsed is None:
+    if delim.ast is None or has_lazy(delim.ast):
         return None
-    items = list(parsed)
-    if _has_lazy_repeat(items):
-        # The regex module reports partial matches for lazy repeats that are
-        # no prefix of any match (`\\s*?<a>` on " x"): no safe shortcut.
-        return None
+    items = _items(delim.ast.body)
     # Leading look-arounds read nothing a match consumes: skipping them only
     # widens what we consider, which is safe for triggers and leads.
     skipped = False
-    while items and items[0][0] in (C.ASSERT, C.ASSERT_NOT):
+    while items and isinstance(items[0], Look):
         items.pop(0)
         skipped = True
     leads: list[Lead] = []
@@ -254,7 +166,7 @@ def fast_path_of(delim: Delimiter) -> FastPath | None:
     optional_leads = True
     try:
         while items:
-            found = _lead(*items[0])
+            found = _lead(items[0])
             if found is None:
                 break
             if not leads and found[1] and not skipped:

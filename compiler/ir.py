@@ -158,7 +158,7 @@ def _delimiter_text(delim: Delimiter | None) -> str:
         return f"literal {json.dumps(list(delim.literals), ensure_ascii=False)}" + "".join(f" [{f}]" for f in flags)
     flags = ["groups=" + ",".join(delim.group_names)] if delim.group_names else []
     if delim.hint is not None:
-        flags.append("triggers=" + json.dumps("".join(delim.hint.triggers), ensure_ascii=False))
+        flags.append("triggers=" + json.dumps(list(delim.hint.triggers), ensure_ascii=False))
     if delim.ast is None:
         flags.append("outside-grammar")
     if delim.reach_back != 1:

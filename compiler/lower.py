@@ -24,7 +24,7 @@ def _delimiter(checked: CheckedDelimiter | None):
         ast = parse(pattern)
     except RegexSyntaxError:
         ast = None  # outside the project's grammar: `check` reports it with a caret
-    return RegexDelimiter(checked.path, pattern, checked.group_names, reach_back(pattern, ast), ast=ast)
+    return RegexDelimiter(checked.path, pattern, checked.group_names, reach_back(ast), ast=ast)
 
 
 def lower_transform(value: object) -> Transform:

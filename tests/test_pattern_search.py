@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from compiler.analysis import fast_path_of
 from compiler.backends.python import _delimiter_code  # noqa: F401 - the emitted form is exercised elsewhere
 from compiler.ir import RegexDelimiter
+from compiler.regex import parse
 from runtime.core import Lead, Pattern
 
 LEADS = ["", r"\s*", r"\s+", r"\n*", " ?", r"\s{0,2}", r"\n*\s*", r"[ \t]*", r"\s*?"]
@@ -32,7 +33,7 @@ ALPHABET = [" ", "\n", "\t", "<", ">", "a", "b", "t", "x", "y", "z", "}", "/", "
 
 
 def build(source: str) -> Pattern:
-    hint = fast_path_of(RegexDelimiter("x", source, (), 1))
+    hint = fast_path_of(RegexDelimiter("x", source, (), 1, ast=parse(source)))
     if hint is None:
         return Pattern(source)
     leads = {lead: Lead(lead.source, lead.ascii) for lead in hint.leads}

@@ -60,7 +60,7 @@ TEMPLATE = {
 }
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
@@ -87,7 +87,7 @@ TOOL_CALLS_CLOSE = Pattern("(?<=\\})<tool_call\\|>\\s*", triggers=["<tool_call|>
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<turn\\|>|<\\|tool_response>|<eos>)",
-    triggers=["<"],
+    triggers=["<eos>", "<turn|>", "<|tool_response>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,

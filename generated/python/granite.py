@@ -58,7 +58,7 @@ TEMPLATE = {
 }
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
@@ -66,12 +66,14 @@ LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
 REASONING_CONTENT_OPEN = Pattern("^\\s*(?:Here is|Here's) my thought process:|\\s*<think>")
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "</think>|(?:Here is|Here's) my response:", triggers=["</think>", "Here"], exact=True
+    "</think>|(?:Here is|Here's) my response:",
+    triggers=["</think>", "Here is", "Here's"],
+    exact=True,
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     "\\s*(?:<\\|tool_call\\|>(?:\\s*<tool_call>)?|<tool_call>)(?=\\s*\\[)",
-    triggers=["<"],
+    triggers=["<tool_call>", "<|tool_call|>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
@@ -83,7 +85,7 @@ TOOL_CALLS_CLOSE = Pattern(
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<response>|</response>|<\\|end_of_text\\|>)",
-    triggers=["<"],
+    triggers=["</response>", "<response>", "<|end_of_text|>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,

@@ -59,7 +59,7 @@ TEMPLATE = {
 }
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
@@ -86,7 +86,7 @@ TOOL_CALLS_CLOSE = Pattern(
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:</answer>|<\\|eos\\|>|<answer>\\s*(?:助手：|(?=[^\\s助]|助[^手]|助手[^：])|$))",
-    triggers=["<"],
+    triggers=["</answer>", "<answer>", "<|eos|>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,

@@ -53,7 +53,7 @@ TEMPLATE = {
 }
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
@@ -66,7 +66,7 @@ TOOL_CALLS_CLOSE = Pattern(
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*$",
-    triggers=["<|eo"],
+    triggers=["<|eom_id|>", "<|eot_id|>"],
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,

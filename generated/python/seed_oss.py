@@ -61,7 +61,7 @@ TEMPLATE = {
 }
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
-LEAD_0 = Lead("[\\s]", "\t\n\x0b\x0c\r ")
+LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
