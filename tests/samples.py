@@ -15,7 +15,6 @@ and the compiled parser give against the expected message.
 from __future__ import annotations
 
 import json
-import random
 import sys
 from pathlib import Path
 
@@ -34,14 +33,10 @@ def template_of(name: str) -> dict:
 
 
 def chunkings(text: str, seed: str) -> list[list[str]]:
-    """Whole, per character, and three seeded random cuttings."""
-    out = [[text], list(text)]
-    rng = random.Random(seed)
-    for _ in range(3):
-        cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, max(1, len(text) // 4)))) if len(text) > 1 else []
-        bounds = [0] + cuts + [len(text)]
-        out.append([text[a:b] for a, b in zip(bounds, bounds[1:])])
-    return out
+    """Whole, per character, and seeded random cuttings (as in the vectors)."""
+    from compiler.vectors import chunkings as labelled
+
+    return [chunks for _, chunks in labelled(text, seed)]
 
 
 def outcome(parse, sample):
