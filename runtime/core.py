@@ -382,7 +382,7 @@ class Literals:
     match anywhere over a partial one at the end of the buffer.
     """
 
-    __slots__ = ("literals", "grows_at_edge", "firsts", "prefixes", "longest", "pattern")
+    __slots__ = ("literals", "grows_at_edge", "firsts", "prefixes", "longest")
 
     def __init__(self, literals, *, grows_at_edge):
         # Longest first: at one position the longest literal wins.
@@ -393,7 +393,6 @@ class Literals:
         self.firsts = frozenset(literal[0] for literal in self.literals)
         self.prefixes = frozenset(lit[:i] for lit in self.literals for i in range(1, len(lit)))
         self.longest = len(self.literals[0])
-        self.pattern = None
 
     def __repr__(self):
         return f"Literals({list(self.literals)!r}, grows_at_edge={self.grows_at_edge})"
@@ -474,7 +473,6 @@ class Pattern:
         "leads",
         "first_lead",
         "exact",
-        "lead_ascii",
         "prefixes",
         "longest",
     )
@@ -488,32 +486,18 @@ class Pattern:
         self.compiled = rx.compile(pattern, rx.DOTALL)
         self.group_names = tuple(self.compiled.groupindex)
         self.triggers = None if triggers is None else tuple(triggers)
-        self.leads = tuple(leads)
+        self.leads = Leads(leads)
         # The pattern starts with an unbounded repeat of this class: of a run
         # of its characters, only the first position needs trying.
         self.first_lead = first_lead
         # Nothing but leads comes before the trigger strings (no look-around):
         # leads then a proper prefix of a trigger is certainly a partial match.
-        self.exact = exact and (not self.leads or self.leads == (first_lead,))
-        self.lead_ascii = "".join(sorted({char for lead in self.leads for char in lead.ascii}))
+        self.exact = exact and (not self.leads or self.leads.classes == (first_lead,))
         self.prefixes = frozenset(t[:i] for t in self.triggers or () for i in range(1, len(t)))
         self.longest = max(map(len, self.triggers or ("",)))
 
     def __repr__(self):
         return f"Pattern({self.pattern!r})"
-
-    def _is_lead(self, char):
-        if char < "\x80":
-            return char in self.lead_ascii
-        return any(lead.holds(char) for lead in self.leads)
-
-    def _run_start(self, buf, end, floor):
-        """Start of the run of lead characters ending at `end` (not before `floor`)."""
-        start = end
-        if self.leads:
-            while start > floor and self._is_lead(buf[start - 1]):
-                start -= 1
-        return start
 
     def _starts(self, buf, run_start, run_end):
         """Positions in [run_start, run_end] where a match may start."""
@@ -553,7 +537,7 @@ class Pattern:
             trigger_at = self._next_trigger(buf, start)
             if trigger_at < 0:
                 break
-            for candidate in self._starts(buf, self._run_start(buf, trigger_at, start), trigger_at):
+            for candidate in self._starts(buf, self.leads.run_start(buf, trigger_at, start), trigger_at):
                 found = match(buf, candidate, partial=partial)
                 if found is not None:
                     if not found.partial:
@@ -566,7 +550,7 @@ class Pattern:
         # No complete match: a partial one ends in a trigger prefix or is all leads.
         tail_at = self._tail_trigger(buf, start) if self.prefixes else -1
         if tail_at >= 0:
-            run_start = self._run_start(buf, tail_at, start)
+            run_start = self.leads.run_start(buf, tail_at, start)
             if self.exact and (run_start == tail_at or self.first_lead.holds(buf[run_start:tail_at])):
                 return PartialMatch(run_start, size)
             for candidate in self._starts(buf, run_start, tail_at):
@@ -575,7 +559,7 @@ class Pattern:
                     return found
             start = tail_at + 1
         if self.leads and start < size:
-            run_start = self._run_start(buf, size, start)
+            run_start = self.leads.run_start(buf, size, start)
             if run_start < size:
                 for candidate in self._starts(buf, run_start, size - 1):
                     found = match(buf, candidate, partial=True)
@@ -611,26 +595,44 @@ class FastPath:
     no delimiter watched in the state can match, or be pending, in text that
     holds none of `triggers` and does not end in a `leads` character."""
 
-    __slots__ = ("triggers", "leads", "hold_lead", "lead_ascii")
+    __slots__ = ("triggers", "leads", "lead_ascii", "hold_lead")
 
     def __init__(self, triggers, leads=(), hold_lead=None):
         self.triggers = tuple(triggers)
-        self.leads = tuple(leads)
+        self.leads = Leads(leads)
+        self.lead_ascii = self.leads.ascii  # read on every token: one attribute hop
         # While the held text and new text are all in this class, the pending
         # match stays where it is: more such text changes nothing.
         self.hold_lead = hold_lead
-        self.lead_ascii = "".join(sorted({char for lead in self.leads for char in lead.ascii}))
 
     def __repr__(self):
-        return f"FastPath({''.join(self.triggers)!r}, leads={self.leads!r})"
+        return f"FastPath({''.join(self.triggers)!r}, leads={self.leads.classes!r})"
 
-    def may_start_at_end(self, char):
-        """Whether a delimiter may be pending from this last character on."""
-        if not self.leads:
-            return False
+
+class Leads:
+    """The lead classes of a delimiter or a state, as one set of characters."""
+
+    __slots__ = ("classes", "ascii")
+
+    def __init__(self, classes):
+        self.classes = tuple(classes)
+        self.ascii = "".join(sorted({char for lead in self.classes for char in lead.ascii}))
+
+    def __bool__(self):
+        return bool(self.classes)
+
+    def holds_char(self, char):
+        """Whether `char` is in any of the classes."""
         if char < "\x80":
-            return char in self.lead_ascii
-        return any(lead.holds(char) for lead in self.leads)
+            return char in self.ascii
+        return any(lead.holds(char) for lead in self.classes)
+
+    def run_start(self, text, end, floor=0):
+        """Start of the run of lead characters ending at `end` (not before `floor`)."""
+        start = end
+        while start > floor and self.holds_char(text[start - 1]):
+            start -= 1
+        return start
 
 
 def last_anchor_end(anchor, text):
@@ -730,7 +732,7 @@ class StreamParser:
             else:
                 # No delimiter can start in `text` (see FastPath): the hot paths.
                 last = text[-1]
-                ends_in_lead = last in fast.lead_ascii or (last > "\x7f" and fast.may_start_at_end(last))
+                ends_in_lead = last in fast.lead_ascii or (last > "\x7f" and fast.leads.holds_char(last))
                 if self._pos == len(self._buf) and not self._pieces:
                     if not ends_in_lead:
                         size = len(text)
@@ -769,9 +771,7 @@ class StreamParser:
         """`text` has no trigger and ends in lead characters: route what comes
         before the trailing run, hold the run. Exact when the run is all of the
         state's hold lead (a partial match starts at the run, none before)."""
-        start = len(text)
-        while start and fast.may_start_at_end(text[start - 1]):
-            start -= 1
+        start = fast.leads.run_start(text, len(text))
         if not fast.hold_lead.holds(text[start:]):
             return self._feed_slowly(text)
         events = []
