@@ -139,11 +139,6 @@ class Program:
     # 0 (no regex delimiters), k (the largest reach_back), or -1 (all).
     context: int = 0
 
-    @property
-    def uses_regex(self) -> bool:
-        delims = [self.start_anchor] + [d for f in self.fields for d in (f.open, f.close) if d is not None]
-        return any(isinstance(d, RegexDelimiter) for d in delims)
-
 
 # --------------------------------------------------------------------------
 # Stable text form, for `python -m compiler ir` and golden tests.
