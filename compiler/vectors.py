@@ -38,26 +38,32 @@ def run_reference(template: dict, prefix: str, chunks: list[str], tools) -> dict
     return trace(lambda: ResponseParser(template, prefix=prefix, tools=tools), chunks)
 
 
-def trace(make_parser, chunks: list[str]) -> dict:
+def _class_name(error: BaseException) -> str:
+    return type(error).__name__
+
+
+def trace(make_parser, chunks: list[str], error_type=_class_name) -> dict:
     """Everything observable of one run, up to the first exception: the
-    vector fields initial_events, feeds, final_events, message, error."""
+    vector fields initial_events, feeds, final_events, message, error.
+    `error_type` records the exception (its class name in vectors; tests
+    comparing two runs in one process pass `type` to compare classes)."""
     result = {"initial_events": None, "feeds": [], "final_events": None, "message": None, "error": None}
     try:
         parser = make_parser()
     except Exception as error:  # noqa: BLE001 - the class is the result
-        result["error"] = {"stage": "init", "index": 0, "type": type(error).__name__}
+        result["error"] = {"stage": "init", "index": 0, "type": error_type(error)}
         return result
     result["initial_events"] = parser.initial_events
     for index, chunk in enumerate(chunks):
         try:
             result["feeds"].append(parser.feed(chunk))
         except Exception as error:  # noqa: BLE001
-            result["error"] = {"stage": "feed", "index": index, "type": type(error).__name__}
+            result["error"] = {"stage": "feed", "index": index, "type": error_type(error)}
             return result
     try:
         result["message"], result["final_events"] = parser.finalize()
     except Exception as error:  # noqa: BLE001
-        result["error"] = {"stage": "finalize", "index": 0, "type": type(error).__name__}
+        result["error"] = {"stage": "finalize", "index": 0, "type": error_type(error)}
     return result
 
 

@@ -8,34 +8,15 @@ import math
 
 from transformers.utils.chat_parsing import ResponseParser as ReferenceParser
 
-
-def _trace(make_parser, prefix, chunks):
-    trace = []
-    try:
-        parser = make_parser(prefix)
-    except Exception as error:  # noqa: BLE001 - the class is what we compare
-        return [("init", type(error))]
-    trace.append(("init", parser.initial_events))
-    for chunk in chunks:
-        try:
-            trace.append(("feed", parser.feed(chunk)))
-        except Exception as error:  # noqa: BLE001
-            trace.append(("feed", type(error)))
-            return trace
-    try:
-        message, events = parser.finalize()
-        trace.append(("final", message, events))
-    except Exception as error:  # noqa: BLE001
-        trace.append(("final", type(error)))
-    return trace
+from compiler.vectors import trace
 
 
-def reference_trace(template, prefix, chunks, tools=None):
-    return _trace(lambda p: ReferenceParser(template, prefix=p, tools=tools), prefix, chunks)
+def reference_trace(template, prefix, chunks, tools=None) -> dict:
+    return trace(lambda: ReferenceParser(template, prefix=prefix, tools=tools), chunks, error_type=type)
 
 
-def compiled_trace(module, prefix, chunks, tools=None):
-    return _trace(lambda p: module.ResponseParser(p, tools=tools), prefix, chunks)
+def compiled_trace(module, prefix, chunks, tools=None) -> dict:
+    return trace(lambda: module.ResponseParser(prefix, tools=tools), chunks, error_type=type)
 
 
 def same(a, b) -> bool:
@@ -56,11 +37,11 @@ def assert_same_behaviour(template, module, prefix, chunks, tools=None):
     actual = compiled_trace(module, prefix, chunks, tools)
     if not same(expected, actual):
         detail = "\n".join(
-            f"  step {i}: reference={e!r}\n          compiled ={a!r}"
-            for i, (e, a) in enumerate(zip(expected, actual))
-            if not same(e, a)
+            f"  {key}: reference={expected[key]!r}\n          compiled ={actual[key]!r}"
+            for key in expected
+            if not same(expected[key], actual[key])
         )
         raise AssertionError(
             f"compiled parser diverges from the reference\n  prefix={prefix!r}\n  chunks={chunks!r}\n  tools={tools!r}\n"
-            f"{detail or f'  lengths {len(expected)} vs {len(actual)}'}"
+            f"{detail}"
         )
