@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 from . import __version__
@@ -82,7 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     parse.add_argument("template", metavar="TEMPLATE")
     source = parse.add_mutually_exclusive_group()
     source.add_argument("--text", help="the model output (default: read standard input)")
-    source.add_argument("--input", type=Path, metavar="FILE", help="a JSON-lines file of generations ('-': stdin)")
+    source.add_argument(
+        "--input", type=Path, metavar="FILE", help="a JSON-lines or Parquet file of generations ('-': stdin)"
+    )
     parse.add_argument("--output", type=Path, metavar="FILE", help="where to write (default: standard output)")
     parse.add_argument(
         "--prefix", default="", help="the prompt sent to the model (default: none; with --input, for lines without one)"
@@ -98,6 +98,11 @@ def _parser() -> argparse.ArgumentParser:
     fields.add_argument(
         "--message-field", default="message", metavar="NAME", help="output key of the message (default: message)"
     )
+    files = parse.add_argument_group("files (--input): JSON lines or Parquet, any size, in batches")
+    files.add_argument("--format", choices=("jsonl", "parquet"), help="output format (default: by --output's extension)")
+    files.add_argument("--input-format", choices=("jsonl", "parquet"), help="input format (default: by extension)")
+    files.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the machine's cores)")
+    files.add_argument("--batch-rows", type=int, default=1000, metavar="N", help="rows per batch (default: 1000)")
     progress = parse.add_mutually_exclusive_group()
     progress.add_argument(
         "--progress", dest="progress", action="store_true", default=None, help="show a progress bar on standard error"
@@ -194,7 +199,9 @@ def _parse(args: argparse.Namespace) -> int:
         print(f"--tools: {error}", file=sys.stderr)
         return 2
     if args.input is not None:
-        return _parse_lines(module, args, tools)
+        from .parse_files import parse_file
+
+        return parse_file(module, args, tools)
     text = args.text if args.text is not None else sys.stdin.read()
     try:
         message = module.parse_response(text, prefix=args.prefix, tools=tools)
@@ -207,141 +214,6 @@ def _parse(args: argparse.Namespace) -> int:
     else:
         print(rendered)
     return 0
-
-
-class _Progress:
-    """A one-line progress bar on standard error, redrawn at most ten times a second."""
-
-    WIDTH = 24
-
-    def __init__(self, stream, total_bytes: int | None):
-        self.stream = stream
-        self.total = total_bytes if total_bytes else None
-        self.start = self.last = time.monotonic()
-
-    def update(self, lines: int, failed: int, done_bytes: int, *, final: bool = False) -> None:
-        now = time.monotonic()
-        if not final and now - self.last < 0.1:
-            return
-        self.last = now
-        elapsed = max(now - self.start, 1e-9)
-        rate = f"{lines / elapsed:,.0f} lines/s"
-        if self.total:
-            fraction = min(done_bytes / self.total, 1.0)
-            filled = int(fraction * self.WIDTH)
-            bar = "#" * filled + "." * (self.WIDTH - filled)
-            eta = "" if final or fraction <= 0 else f"  eta {_duration(elapsed * (1 - fraction) / fraction)}"
-            head = f"[{bar}] {fraction:4.0%}"
-        else:
-            head, eta = "", ""
-        line = f"\r{head}  {lines:,} lines  {failed:,} failed  {rate}  {_duration(elapsed)}{eta}"
-        self.stream.write(line.ljust(getattr(self, "_width", 0)))
-        self._width = len(line)
-        if final:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
-
-
-def _parse_record(module, args, record, default_tools):
-    """The message for one input record; raises for anything wrong with it."""
-    if not isinstance(record, dict):
-        raise TypeError(f"a line must hold a JSON object, not {type(record).__name__}")
-    if args.text_field not in record:
-        raise KeyError(f"no {args.text_field!r} field (set the name with --text-field)")
-    text = record[args.text_field]
-    if not isinstance(text, str):
-        raise TypeError(f"field {args.text_field!r} must be a string, not {type(text).__name__}")
-    prefix = record.get(args.prefix_field, args.prefix)  # null stays null: parse_response then asks for one
-    if not isinstance(prefix, str) and prefix is not None:
-        raise TypeError(f"field {args.prefix_field!r} must be a string, not {type(prefix).__name__}")
-    tools = record.get(args.tools_field, default_tools)
-    return module.parse_response(text, prefix=prefix, tools=tools)
-
-
-def _parse_line(module, args, number: int, raw: bytes, default_tools) -> tuple[dict, BaseException | None]:
-    """One non-blank input line -> (output object, the error if it failed)."""
-    out: dict = {"line": number}
-    record = None
-    try:
-        record = json.loads(raw.decode("utf-8"))
-        if isinstance(record, dict) and args.id_field in record:
-            out[args.id_field] = record[args.id_field]
-        out[args.message_field] = _parse_record(module, args, record, default_tools)
-        return out, None
-    except Exception as error:  # whatever a line does, it gets its own error object
-        out.pop(args.message_field, None)
-        detail = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
-        out["error"] = {"type": type(error).__name__, "message": detail, "line": number}
-        return out, error
-
-
-def _parse_lines(module, args, default_tools) -> int:
-    """--input: one output line per input line; errors are recorded, never dropped."""
-    from_stdin = str(args.input) == "-"
-    to_stdout = args.output is None or str(args.output) == "-"
-    try:
-        infile = sys.stdin.buffer if from_stdin else open(args.input, "rb")
-    except OSError as error:
-        print(f"--input: {error}", file=sys.stderr)
-        return 2
-    try:
-        outfile = sys.stdout if to_stdout else open(args.output, "w", encoding="utf-8", newline="\n")
-    except OSError as error:
-        print(f"--output: {error}", file=sys.stderr)
-        if not from_stdin:
-            infile.close()
-        return 2
-    encoding = (getattr(outfile, "encoding", None) or "").lower().replace("-", "").replace("_", "")
-    ascii_only = encoding not in ("utf8", "utf8sig")
-    show = args.progress if args.progress is not None else sys.stderr.isatty()
-    total = None
-    if not from_stdin:
-        try:
-            total = os.fstat(infile.fileno()).st_size
-        except OSError:
-            pass
-    bar = _Progress(sys.stderr, total) if show else None
-    parsed = blank = 0
-    failures: list[str] = []
-    done_bytes = number = 0
-    try:
-        for number, raw in enumerate(infile, start=1):
-            done_bytes += len(raw)
-            raw = raw.rstrip(b"\r\n")
-            if not raw.strip():
-                outfile.write("\n")  # kept, so output line N still answers input line N
-                blank += 1
-            else:
-                out, error = _parse_line(module, args, number, raw, default_tools)
-                outfile.write(json.dumps(out, ensure_ascii=ascii_only) + "\n")
-                if error is None:
-                    parsed += 1
-                else:
-                    message = out["error"]["message"].splitlines()
-                    failures.append(f"  line {number}: {out['error']['type']}: {message[0] if message else ''}")
-            if bar is not None:
-                bar.update(number, len(failures), done_bytes)
-    finally:
-        if bar is not None:
-            bar.update(number, len(failures), done_bytes, final=True)
-        if not from_stdin:
-            infile.close()
-        if to_stdout:
-            outfile.flush()
-        else:
-            outfile.close()
-    print(f"parse: {number} line(s): {parsed} parsed, {len(failures)} failed, {blank} blank", file=sys.stderr)
-    shown = 10
-    for failure in failures[:shown]:
-        print(failure, file=sys.stderr)
-    if len(failures) > shown:
-        print(f"  ... and {len(failures) - shown} more (see the error objects in the output)", file=sys.stderr)
-    return 1 if failures else 0
 
 
 def _vectors(args: argparse.Namespace) -> int:
