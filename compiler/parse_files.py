@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from runtime.batch import added_schema, error_detail, parse_row, row_columns
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
-CHUNK_BYTES = 4 << 20  # JSON lines per batch: at most this many bytes ...
+CHUNK_BYTES = 1 << 20  # JSON lines per batch: at most this many bytes ...
 IN_FLIGHT_PER_JOB = 2  # ... and this many batches queued or running per process
 
 
@@ -76,7 +76,10 @@ def _parse_record(module, options: Options, record):
 
 
 def _parse_line(module, options: Options, number: int, raw: bytes):
-    """One non-blank input line -> (record or None, output object, the error if it failed)."""
+    """One non-blank input line -> (record or None, output object: a message or an error).
+
+    The exception itself is not returned: its traceback's frames lead back to
+    the caller's, a cycle that would hold every record until a GC."""
     out: dict = {"line": number}
     record = None
     try:
@@ -84,11 +87,11 @@ def _parse_line(module, options: Options, number: int, raw: bytes):
         if isinstance(record, dict) and options.id_field in record:
             out[options.id_field] = record[options.id_field]
         out[options.message_field] = _parse_record(module, options, record)
-        return record, out, None
+        return record, out
     except Exception as error:  # whatever a line does, it gets its own error object
         out.pop(options.message_field, None)
         out["error"] = {"type": type(error).__name__, "message": error_detail(error), "line": number}
-        return record, out, error
+        return record, out
 
 
 def _failure(number: int, error_type: str, message: str) -> tuple:
@@ -121,13 +124,15 @@ def _lines_batch(first: int, lines: list) -> Result:
             texts.append("\n")  # kept, so output line N still answers input line N
             result.blank += 1
             continue
-        record, out, error = _parse_line(module, options, number, raw)
+        record, out = _parse_line(module, options, number, raw)
+        error = out.get("error")
         if error is None:
             result.parsed += 1
         else:
-            result.failures.append(_failure(number, out["error"]["type"], out["error"]["message"]))
+            result.failures.append(_failure(number, error["type"], error["message"]))
         if options.output_format == "parquet":
-            records.append((number, record if isinstance(record, dict) else {}, out.get(options.message_field), error))
+            record = record if isinstance(record, dict) else {}
+            records.append((number, record, out.get(options.message_field), error))
         else:
             texts.append(json.dumps(out, ensure_ascii=options.ascii_only) + "\n")
     result.payload = _records_to_arrow(records, options) if options.output_format == "parquet" else "".join(texts)
@@ -143,14 +148,23 @@ def _records_to_arrow(records: list, options: Options):
     for name in names:
         values = [record.get(name) for _, record, _, _ in records]
         if name == options.tools_field or any(isinstance(value, (dict, list)) for value in values):
-            values = [None if value is None else json.dumps(value, ensure_ascii=False) for value in values]
+            values = [
+                json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value for value in values
+            ]
         try:
             columns[name] = pa.array(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed types: keep every value, as JSON text
             columns[name] = pa.array(
                 [None if value is None else json.dumps(value, ensure_ascii=False) for value in values]
             )
-    rows = [row_columns(message, error) for _, _, message, error in records]
+    rows = [
+        (
+            row_columns(message, None)
+            if error is None
+            else (None, None, None, None, {"type": error["type"], "message": error["message"]})
+        )
+        for _, _, message, error in records
+    ]
     schema = added_schema()
     for index, spec in enumerate(schema):
         columns[spec.name] = pa.array([row[index] for row in rows], type=spec.type)

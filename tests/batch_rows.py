@@ -37,7 +37,7 @@ def rows(name: str, count: int | None = None) -> list[dict]:
             "id": sample["id"],
             "output": sample["output"],
             "prefix": sample["prefix"],
-            "tools": json.dumps(sample["tools"]) if "tools" in sample else None,
+            "tools": json.dumps(sample["tools"], ensure_ascii=False) if "tools" in sample else None,
         }
         for sample in samples(name)
     ]
