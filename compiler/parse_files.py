@@ -362,6 +362,12 @@ def parse_file(module: types.ModuleType, args, default_tools) -> int:
             if not from_stdin:
                 total = os.fstat(infile.fileno()).st_size
             chunks = _line_chunks(infile, batch_rows)
+        if (
+            not getattr(args, "jobs", None)
+            and total is not None
+            and total <= (CHUNK_BYTES if unit == "lines" else batch_rows)
+        ):
+            jobs = 1  # a small input: starting workers would cost more than they save
     except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
         print(f"--input: {error}", file=sys.stderr)
         return 2
