@@ -88,3 +88,47 @@ def generate(grammar_json: str, rng: random.Random, max_bytes: int = 400, stop_b
         return out.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+SAFE = "abc xyz.\n,;0123_"
+
+
+def walk(grammar, rng: random.Random, node=None, depth: int = 0, budget=None) -> str:
+    """A random string of a model grammar (compiler.grammar.model), read off
+    its nodes: free text from a small alphabet, then one of its exits."""
+    from compiler.grammar import model as m
+
+    if budget is None:
+        budget = [600]
+    node = grammar.rules["start"] if node is None else node
+    budget[0] -= 1
+    deep = depth > 40 or budget[0] < 0
+    if isinstance(node, m.Lit):
+        return node.text
+    if isinstance(node, m.Chars):
+        options = [c for c in SAFE + "\t\"{}[]<>:/" if c in node.chars]
+        if options:
+            return rng.choice(options)
+        lo, hi = node.chars.ranges[0]
+        return chr(lo)
+    if isinstance(node, m.Seq):
+        return "".join(walk(grammar, rng, item, depth + 1, budget) for item in node.items)
+    if isinstance(node, m.Alt):
+        items = node.items
+        if deep:  # prefer the shortest-looking option to finish
+            items = sorted(items, key=lambda n: isinstance(n, (m.Ref, m.Seq)))[:1]
+        return walk(grammar, rng, rng.choice(items), depth + 1, budget)
+    if isinstance(node, m.Rep):
+        high = node.max if node.max is not None else node.min + 3
+        count = node.min if deep else rng.randint(node.min, min(high, node.min + 3))
+        return "".join(walk(grammar, rng, node.body, depth + 1, budget) for _ in range(count))
+    if isinstance(node, m.Ref):
+        return walk(grammar, rng, grammar.rules[node.name], depth + 1, budget)
+    if isinstance(node, m.Until):
+        alphabet = [c for c in SAFE if node.chars is None or c in node.chars]
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) if alphabet else ""
+        if node.may_end and (not node.exits or rng.random() < 0.2):
+            return text
+        trigger, exit = rng.choice(node.exits)
+        return text + trigger + walk(grammar, rng, exit, depth + 1, budget)
+    raise TypeError(node)

@@ -51,6 +51,16 @@ def grammar_for_source(source, tools=None, *, format="lark", prefix="", tool_cho
     return GbnfPrinter(built, format).render()
 
 
+def grammar_model(template, tools=None, *, format="gbnf", **options):
+    """The format-independent grammar (model.py) behind `grammar`, for tests and tools."""
+    from .. import source as sources
+    from ..pipeline import to_program
+
+    source = sources.from_dict(template) if isinstance(template, dict) else sources.read(str(template))
+    opts = Options(options.get("prefix", ""), options.get("tool_choice", "auto"), options.get("parallel", True), options.get("reasoning", "allow"))
+    return Builder(to_program(source), source.template, normalize_tools(tools), opts, format).build()
+
+
 def _digest(text: str) -> str:
     import hashlib
 

@@ -332,6 +332,8 @@ class Builder:
             raise m.GrammarError(field.path + ".transform", "tool arguments taken from an open-pattern group")
         if field.content == "json":
             dialect = self.dialect(args)
+            if self.fmt != "lark" or dialect != STANDARD:
+                Expander(m.Grammar(), self.fmt, dialect).value(tool.parameters, tool.path)  # errors name the tool's path
             if b.each:
                 items = [self.element_schema(t) for t in self.active_tools()]
                 schema = {"type": "array", "items": items[0] if len(items) == 1 else {"anyOf": items}, "minItems": 1}
@@ -507,6 +509,14 @@ class Builder:
         field = self.tool_field
         parallel_items = self.options.parallel
         bodies = {t.name: self.body(t, parallel_items) for t in tools}
+        if self.binding.name[0] == "content" and field.content == "json" and not self.binding.each and len(tools) > 1:
+            # One JSON value for all tools (anyOf): alternatives of embedded
+            # schemas would make the engine pick one at the first '{'.
+            items = [self.element_schema(t) for t in tools]
+            args = json.loads(field.content_args_json) or {}
+            shared = m.seq(WS, self.json_value({"anyOf": items}, self.dialect(args)), WS)
+            bodies = {t.name: shared for t in tools}
+            tools = tools[:1]
         opens = {t.name: self.open_for(t, field.open) for t in tools}
         full_opens = [m.seq(self.full(field.open, opens[t.name]) or m.EMPTY, bodies[t.name]) for t in tools]
         next_call = m.alt(*full_opens)
