@@ -49,11 +49,17 @@ def matcher(grammar_json: str) -> llg.LLMatcher:
     return found
 
 
+_MATCHERS: dict[str, llg.LLMatcher] = {}
+
+
 def accepts(grammar_json: str, text: str) -> bool:
-    """The whole text is a complete match."""
-    m = matcher(grammar_json)
+    """The whole text is a complete match (one matcher per grammar, reset)."""
+    m = _MATCHERS.get(grammar_json)
+    if m is None or not m.reset() or m.is_error():
+        m = _MATCHERS[grammar_json] = matcher(grammar_json)
     for byte in text.encode("utf-8"):
         if not m.consume_token(byte):
+            _MATCHERS.pop(grammar_json, None)  # an errored matcher is not reused
             return False
     return m.is_accepting()
 
@@ -115,8 +121,8 @@ def walk(grammar, rng: random.Random, node=None, depth: int = 0, budget=None) ->
         return "".join(walk(grammar, rng, item, depth + 1, budget) for item in node.items)
     if isinstance(node, m.Alt):
         items = node.items
-        if deep:  # prefer the shortest-looking option to finish
-            items = sorted(items, key=lambda n: isinstance(n, (m.Ref, m.Seq)))[:1]
+        if deep:  # finish: the grammar lists the option that ends a loop last
+            items = items[-1:]
         return walk(grammar, rng, rng.choice(items), depth + 1, budget)
     if isinstance(node, m.Rep):
         high = node.max if node.max is not None else node.min + 3
@@ -132,3 +138,139 @@ def walk(grammar, rng: random.Random, node=None, depth: int = 0, budget=None) ->
         trigger, exit = rng.choice(node.exits)
         return text + trigger + walk(grammar, rng, exit, depth + 1, budget)
     raise TypeError(node)
+
+
+# --------------------------------------------------------------------------
+# GBNF / EBNF at character level
+# --------------------------------------------------------------------------
+# llama.cpp and xgrammar run GBNF at character level, with no lexer: a rule
+# alternative that fails after some characters is simply dropped. llguidance
+# reads GBNF by converting it to its Lark dialect, whose lexer is greedy, so
+# `"<"` (free text) next to `"<think>"` is lost there. The grammars are
+# therefore also run through the `lark` package's Earley parser with one
+# terminal per character class or string, which parses at character level
+# like llama.cpp does.
+
+import re as _re
+
+from lark import Lark
+
+_TOKEN = _re.compile(
+    r'\s+|#[^\n]*|(?P<rule>[A-Za-z][A-Za-z0-9-]*)\s*::=|(?P<name>[A-Za-z][A-Za-z0-9-]*)|(?P<string>"(?:\\.|[^"\\])*")'
+    r"|(?P<cls>\[(?:\\.|[^\]\\])*\])|(?P<rep>\{\d+(?:,\d*)?\})|(?P<op>[()|*+?])"
+)
+
+
+def _unescape(body: str) -> str:
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out.append(c)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[nxt]
+            out.append(chr(int(body[i + 2 : i + 2 + width], 16)))
+            i += 2 + width
+        else:
+            out.append({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
+            i += 2
+    return "".join(out)
+
+
+def _class_from(body: str, negated: bool) -> str:
+    parts, i = [], 0
+    while i < len(body):
+        if body[i] == "\\":
+            nxt = body[i + 1]
+            width = {"x": 2, "u": 4, "U": 8}.get(nxt)
+            if width:
+                code = int(body[i + 2 : i + 2 + width], 16)
+                i += 2 + width
+            else:
+                code = ord({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
+                i += 2
+            parts.append(f"\\U{code:08x}" if code > 0xFFFF else f"\\u{code:04x}")
+        elif body[i] == "-":
+            parts.append("-")
+            i += 1
+        else:
+            code = ord(body[i])
+            parts.append(f"\\U{code:08x}" if code > 0xFFFF else f"\\u{code:04x}")
+            i += 1
+    return "[" + ("^" if negated else "") + "".join(parts) + "]"
+
+
+def gbnf_to_lark(text: str) -> str:
+    """GBNF (as this project emits it) in the `lark` package's syntax, one
+    terminal per string or character class."""
+    rules: list[str] = []
+    terminals: dict[str, str] = {}
+    current: list[str] = []
+
+    def terminal(pattern: str) -> str:
+        if pattern not in terminals:
+            terminals[pattern] = f"T{len(terminals)}"
+        return terminals[pattern]
+
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind is None:
+            continue
+        value = match.group(kind)
+        if kind == "rule":
+            name = value.replace("-", "_")
+            current = [("start" if name == "root" else name) + ":"]
+            rules.append(current)
+        elif kind == "name":
+            name = value.replace("-", "_")
+            current.append("start" if name == "root" else name)
+        elif kind == "string":
+            literal = _unescape(value[1:-1])
+            current.append(terminal(json.dumps(literal, ensure_ascii=False)) if literal else "empty")
+        elif kind == "cls":
+            current.append(terminal("/" + _class_from(value[1:-1][1:] if value[1] == "^" else value[1:-1], value[1] == "^").replace("/", "\\/") + "/"))
+        elif kind == "rep":
+            low, _, high = value[1:-1].partition(",")
+            if not _:
+                current.append(f"~{low}")
+            elif high:
+                current.append(f"~{low}..{high}")
+            else:
+                # x{m,} -> x~m x* : repeat the previous atom
+                atom = _last_atom(current)
+                current.append(f"~{low} {atom}*")
+        else:
+            current.append(value)
+    lines = [" ".join(rule) for rule in rules]
+    lines.append("empty:")
+    lines += [f"{name}: {pattern}" for pattern, name in terminals.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _last_atom(tokens: list[str]) -> str:
+    if tokens[-1] != ")":
+        return tokens[-1]
+    depth = 0
+    for i in range(len(tokens) - 1, -1, -1):
+        depth += tokens[i] == ")"
+        depth -= tokens[i] == "("
+        if depth == 0:
+            return " ".join(tokens[i:])
+    raise ValueError("unbalanced")
+
+
+def char_level_parser(gbnf_text: str) -> Lark:
+    return Lark(gbnf_to_lark(gbnf_text), parser="earley", lexer="dynamic", start="start")
+
+
+def char_level_accepts(parser: Lark, text: str) -> bool:
+    from lark.exceptions import LarkError
+
+    try:
+        parser.parse(text)
+        return True
+    except LarkError:
+        return False

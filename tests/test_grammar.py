@@ -25,7 +25,7 @@ from grammar_engine import accepts, generate, to_llguidance, walk
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "grammar"
 TEMPLATES = sorted(path.stem for path in bundled())
-WALKS = int(os.environ.get("GRAMMAR_WALKS", "100"))
+WALKS = int(os.environ.get("GRAMMAR_WALKS", "150"))
 
 GET_WEATHER = {
     "type": "function",
@@ -62,66 +62,36 @@ STRICTER = {
 
 
 # Known gaps, each an expected failure that turns into a test failure once
-# fixed (strict): see docs/grammar.md, "Known gaps".
+# fixed (strict); docs/grammar.md, "Known gaps", says why. Most are GBNF read
+# by llguidance's GBNF import, whose lexer is greedy where llama.cpp reads
+# GBNF character by character.
 KNOWN_GAPS = {
-    'test_generated_strings_parse_into_valid_calls[cohere_command]',
-    'test_generated_strings_parse_into_valid_calls[deepseek_r1]',
-    'test_generated_strings_parse_into_valid_calls[deepseek_v31]',
-    'test_generated_strings_parse_into_valid_calls[ernie45]',
-    'test_generated_strings_parse_into_valid_calls[gemma4]',
-    'test_generated_strings_parse_into_valid_calls[glm45]',
-    'test_generated_strings_parse_into_valid_calls[gpt_oss]',
-    'test_generated_strings_parse_into_valid_calls[granite]',
-    'test_generated_strings_parse_into_valid_calls[hunyuan]',
+    'test_generated_strings_in_gbnf[glm45]',
+    'test_generated_strings_in_gbnf[llama3_json]',
+    'test_generated_strings_in_gbnf[minimax_m2]',
+    'test_generated_strings_in_gbnf[qwen3_5]',
+    'test_generated_strings_in_gbnf[seed_oss]',
     'test_generated_strings_parse_into_valid_calls[kimi_k2]',
-    'test_generated_strings_parse_into_valid_calls[llama3_json]',
-    'test_generated_strings_parse_into_valid_calls[minimax_m2]',
-    'test_generated_strings_parse_into_valid_calls[mistral]',
-    'test_generated_strings_parse_into_valid_calls[mistral_v3]',
-    'test_generated_strings_parse_into_valid_calls[phi4_mini]',
-    'test_generated_strings_parse_into_valid_calls[qwen3]',
-    'test_generated_strings_parse_into_valid_calls[qwen3_5]',
-    'test_generated_strings_parse_into_valid_calls[seed_oss]',
-    'test_generated_strings_parse_into_valid_calls[smollm3]',
-    'test_mutations_are_rejected[qwen3-valid0-"days": 3-"days": "three"-gbnf]',
-    'test_mutations_are_rejected[qwen3-valid1-"city": "Paris", --gbnf]',
-    'test_mutations_are_rejected[qwen3-valid2-get_weather-get_wether-gbnf]',
-    'test_mutations_are_rejected[qwen3-valid3-}}\\n</tool_call><|im_end|>-}-gbnf]',
     'test_mutations_are_rejected[qwen3_5-valid4-\\n3\\n-\\nthree\\n-gbnf]',
-    'test_mutations_are_rejected[qwen3_5-valid4-\\n3\\n-\\nthree\\n-lark]',
     'test_mutations_are_rejected[qwen3_5-valid5-<parameter=city>\\nParis\\n</parameter>\\n--gbnf]',
-    'test_mutations_are_rejected[qwen3_5-valid5-<parameter=city>\\nParis\\n</parameter>\\n--lark]',
     'test_mutations_are_rejected[qwen3_5-valid6-get_weather-get_wether-gbnf]',
-    'test_mutations_are_rejected[qwen3_5-valid6-get_weather-get_wether-lark]',
     'test_mutations_are_rejected[qwen3_5-valid7-</parameter>\\n</function>\\n</tool_call><|im_end|>--gbnf]',
-    'test_mutations_are_rejected[qwen3_5-valid7-</parameter>\\n</function>\\n</tool_call><|im_end|>--lark]',
-    'test_options',
-    'test_samples_are_accepted[deepseek_r1-whitespace_between_blocks-lark]',
-    'test_samples_are_accepted[deepseek_v31-whitespace_between_blocks-lark]',
     'test_samples_are_accepted[ernie45-content_then_call-gbnf]',
     'test_samples_are_accepted[ernie45-content_then_call-lark]',
-    'test_samples_are_accepted[gemma4-content_then_parallel_calls-lark]',
-    'test_samples_are_accepted[gemma4-empty_arguments-gbnf]',
     'test_samples_are_accepted[gemma4-nested_arguments-gbnf]',
     'test_samples_are_accepted[gemma4-nested_arguments-lark]',
-    'test_samples_are_accepted[gemma4-whitespace_between_blocks-lark]',
     'test_samples_are_accepted[glm45-parallel_calls_with_content-gbnf]',
-    'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-gbnf]',
-    'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-lark]',
     'test_samples_are_accepted[gpt_oss-prefilled_final_channel-gbnf]',
     'test_samples_are_accepted[gpt_oss-prefilled_final_channel-lark]',
     'test_samples_are_accepted[granite-plain_tool_call_string-gbnf]',
+    'test_samples_are_accepted[granite-plain_tool_call_string-lark]',
     'test_samples_are_accepted[hunyuan-empty_arguments-gbnf]',
     'test_samples_are_accepted[hunyuan-empty_arguments-lark]',
     'test_samples_are_accepted[hunyuan-parallel_calls-gbnf]',
     'test_samples_are_accepted[hunyuan-parallel_calls-lark]',
-    'test_samples_are_accepted[kimi_k2-whitespace_between_blocks-lark]',
     'test_samples_are_accepted[llama3_json-prefilled_call_opener-gbnf]',
     'test_samples_are_accepted[llama3_json-prefilled_call_opener-lark]',
     'test_samples_are_accepted[minimax_m2-parallel_invokes_with_content-gbnf]',
-    'test_samples_are_accepted[minimax_m2-parallel_invokes_with_content-lark]',
-    'test_samples_are_accepted[minimax_m2-stop_token_stripped_multiline_values-lark]',
-    'test_samples_are_accepted[qwen3_5-qwen3_coder_multiline_value-gbnf]',
 }
 
 
@@ -204,24 +174,33 @@ def check_parses(name, text, tools, prefix=""):
     return message
 
 
+def walks(name, choice):
+    rng = random.Random(f"{name}-{choice}")
+    model = grammar_model(name, TOOLS, tool_choice=choice)
+    return [walk(model, rng) for _ in range(WALKS)]
+
+
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_generated_strings_parse_into_valid_calls(name):
-    """Random walks of the grammar: both engines' grammars accept each string,
-    and the compiled parser reads it into calls valid against the schemas."""
-    rng = random.Random(name)
-    seen_call = False
+    """Random walks of the grammar (WALKS per tool choice): the Lark grammar
+    accepts each string in llguidance, and the compiled parser reads it into
+    calls valid against the schemas (at least one with tool_choice=required)."""
     for choice in ("required", "auto"):
-        model = grammar_model(name, TOOLS, tool_choice=choice)
-        engines = [compiled(name, fmt, json.dumps(TOOLS), tool_choice=choice) for fmt in ("lark", "gbnf")]
-        for _ in range(WALKS):
-            text = walk(model, rng)
-            for grm in engines:
-                assert accepts(grm, text), text
+        engine = compiled(name, "lark", json.dumps(TOOLS), tool_choice=choice)
+        for text in walks(name, choice):
+            assert accepts(engine, text), text
             message = check_parses(name, text, TOOLS)
             if choice == "required":
                 assert message.get("tool_calls"), text
-                seen_call = True
-    assert seen_call
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_generated_strings_in_gbnf(name):
+    """The same walks through the GBNF grammar, read by llguidance's GBNF import."""
+    for choice in ("required", "auto"):
+        engine = compiled(name, "gbnf", json.dumps(TOOLS), tool_choice=choice)
+        for text in walks(name, choice):
+            assert accepts(engine, text), text
 
 
 QWEN3_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}\n</tool_call><|im_end|>'
@@ -267,8 +246,10 @@ def test_options():
     assert accepts(compiled("qwen3", "lark", json.dumps(TOOLS)), two) and not accepts(single, two)
     only_time = compiled("qwen3", "lark", json.dumps(TOOLS), tool_choice="get_time")
     assert not accepts(only_time, QWEN3_CALL)
-    opened = to_llguidance(grammar("qwen3", TOOLS, prefix="<|im_start|>assistant\n<think>\n"), "lark")
-    assert accepts(opened, "hmm</think>Hi.<|im_end|>") and not accepts(opened, "<think>hmm</think>Hi.<|im_end|>")
+    # A prompt that opens <think>: the output starts inside the reasoning.
+    opened = to_llguidance(grammar("qwen3", TOOLS, prefix="<|im_start|>assistant\n<think>\n", tool_choice="required"), "lark")
+    assert accepts(opened, "hmm</think>" + QWEN3_CALL) and not accepts(opened, QWEN3_CALL)
+    assert accepts(required, QWEN3_CALL)
     forbid = to_llguidance(grammar("qwen3", TOOLS, reasoning="forbid"), "lark")
     assert not accepts(forbid, "<think>x</think>Hi.")
     require = to_llguidance(grammar("qwen3", TOOLS, reasoning="require"), "lark")

@@ -133,6 +133,24 @@ def _pick(chars: CharSet) -> str:
     return chr(chars.ranges[0][0])
 
 
+def _grown(node: m.Node) -> str:
+    """A witness of a regular node whose unbounded runs that must be present
+    are two long (optional ones absent): shows a run that could merge with
+    its neighbour, which a one-character witness hides by backtracking."""
+    if isinstance(node, m.Lit):
+        return node.text
+    if isinstance(node, m.Chars):
+        return _pick(node.chars)
+    if isinstance(node, m.Seq):
+        return "".join(map(_grown, node.items))
+    if isinstance(node, m.Alt):
+        return _grown(node.items[0])
+    if isinstance(node, m.Rep):
+        count = node.min if node.min == 0 or node.max is not None else max(node.min, 2)
+        return _grown(node.body) * count
+    raise TypeError(node)
+
+
 class Builder:
     def __init__(self, program: Program, template: dict, tools: list[Tool], options: Options, fmt: str):
         self.program = program
@@ -213,9 +231,10 @@ class Builder:
 
     def exits(self, delim: Delimiter, then: m.Node, groups=None, *, at_end=False) -> list[tuple[str, m.Node]]:
         """(trigger, rest of the delimiter + `then`) for text that `delim` ends."""
-        found = self.split(delim)
-        if found is None:
-            return []
+        if isinstance(delim, LiteralDelimiter):
+            found = self.split(delim)
+        else:
+            found = [s for branch in rc.variants(self.ast(delim)) for s in (rc.splits(branch) or [])]
         out = []
         for s in found:
             if s.start_only:
@@ -345,7 +364,15 @@ class Builder:
                 value = self.json_value(schema, dialect)
             except m.GrammarError as error:
                 raise m.GrammarError(tool.path + error.path.removeprefix("schema"), str(error).split(": ", 1)[-1])
-            return m.seq(WS, value, WS)
+            lead = WS
+            if isinstance(field.open, RegexDelimiter) and any(
+                rc.ends_in_lookahead(v) for v in rc.variants(self.ast(field.open))
+            ):
+                lead = m.EMPTY  # the open looks at the body's first character
+            trail = WS
+            if isinstance(field.close, RegexDelimiter) and rc.starts_with_lookbehind(self.ast(field.close)):
+                trail = m.EMPTY  # the close looks back at the body's last character
+            return m.seq(lead, value, trail)
         if b.each:
             raise m.GrammarError(field.path + ".transform_each", f"transform_each over {field.content} content")
         if field.content == "xml-inline":
@@ -479,8 +506,9 @@ class Builder:
         else:
             options = []
             if self.reasoning is not None and reasoning_mode != "forbid":
-                opened = self.full(self.reasoning.open, at_start=True)
-                options.append(m.seq(WS, opened, self.text_block_rest(self.reasoning, segment, low == 0)))
+                rest = self.text_block_rest(self.reasoning, segment, low == 0)
+                for _, opened in self.delimiter_variants(self.reasoning.open, at_start=True):
+                    options.append(m.seq(WS, opened, rest))
             if reasoning_mode != "require" or self.reasoning is None:
                 options.append(segment)
                 if calls and self.start_calls is not None:
@@ -501,8 +529,61 @@ class Builder:
             raise m.GrammarError(field.close.path, "no literal that every match contains: free text cannot be kept from matching it")
         return m.Until(tuple(sorted({t for t, _ in exits})), tuple(exits), may_end)
 
+    def delimiter_variants(self, delim: Delimiter | None, groups=None, *, at_end=False, at_start=False):
+        """(regex source or None, node) for each variant of a delimiter."""
+        if delim is None:
+            return []
+        if isinstance(delim, LiteralDelimiter):
+            return [(None, m.Lit(lit)) for lit in delim.literals]
+        out = []
+        for variant in rc.variants(self.ast(delim)):
+            node = rc.to_node(variant, groups, at_end=at_end, at_start=at_start)
+            if node is not None:
+                out.append((to_source(variant), node))
+        return out
+
+    def open_variants(self, tool: Tool, groups: dict) -> list[m.Node]:
+        """Variants of the call open for `tool` whose witness the open pattern
+        reads back with the right name (a word written right after the name
+        would otherwise run into it)."""
+        field, out = self.tool_field, []
+        for source, node in self.delimiter_variants(field.open, groups):
+            if source is not None and groups:
+                group = next(iter(groups))
+                matcher = regex.compile(source, regex.DOTALL)
+                texts = {self.shortest(node)}
+                try:
+                    texts.add(_grown(node))
+                except TypeError:
+                    pass
+                hits = [matcher.fullmatch(text) for text in texts]
+                if any(hit is None or hit.group(group) != tool.name for hit in hits):
+                    continue
+            out.append(node)
+        return out
+
+    def closes_before(self, field: Field, body_witness: str, follows: list[str | None]) -> list[m.Node]:
+        """Variants of the close that match (look-arounds included) between a
+        body and each of `follows` (None: the end of the output)."""
+        at_end = follows == [None]
+        found = []
+        for source, node in self.delimiter_variants(field.close, at_end=at_end):
+            text = self.shortest(node)
+            if source is None:
+                found.append(node)
+                continue
+            matcher = regex.compile(source, regex.DOTALL)
+            ok = True
+            for follow in follows:
+                hit = matcher.match(body_witness + text + (follow or ""), len(body_witness))
+                ok = ok and hit is not None and hit.end() == len(body_witness) + len(text)
+            if ok:
+                found.append(node)
+        return found
+
     def calls(self, tools, low, high, end_full, end_witness):
-        """Rules for the call sequence; returns {tool: node from its open's trigger on} pieces."""
+        """The call sequence. Returns {tool: (open groups, node after the open's
+        trigger)}; rules `more_calls` when calls may repeat."""
         self.start_calls = None
         if not tools:
             return {}
@@ -518,33 +599,35 @@ class Builder:
             bodies = {t.name: shared for t in tools}
             tools = tools[:1]
         opens = {t.name: self.open_for(t, field.open) for t in tools}
-        full_opens = [m.seq(self.full(field.open, opens[t.name]) or m.EMPTY, bodies[t.name]) for t in tools]
-        next_call = m.alt(*full_opens)
         body_witness = self.shortest(bodies[tools[0].name])
-        next_witness = self.shortest(next_call)
-        close_next = self.close_for(field, body_witness, next_witness)
-        close_end = self.close_for(field, body_witness, end_witness) if end_full is not None else None
-        close_eos = self.close_for(field, body_witness, None)
-        finish = [m.seq(close_end, end_full)] if close_end is not None else []
-        finish.append(close_eos)
+        # The end of the call sequence: the end-of-turn close, or the end of output.
+        finish = []
+        if end_full is not None:
+            for end_source, end_node in self.delimiter_variants(self.implicit.close, at_end=True):
+                for close in self.closes_before(field, body_witness, [self.shortest(end_node)]):
+                    finish.append(m.seq(close, end_node))
+        eos = self.closes_before(field, body_witness, [None])
+        finish.extend(eos or [m.EMPTY])  # the end of the output closes the region
         done = m.alt(*finish)
-        if high is None and close_next is not None:
-            more = m.Ref("more_calls")
-            self.g.rules["more_calls"] = m.alt(m.seq(close_next, next_call, more), done)
-            after_first = more
-        else:
-            after_first = done
-        self.after_first = after_first
-        pieces = {}
-        for t in tools:
-            pieces[t.name] = (opens[t.name], m.seq(bodies[t.name], after_first))
+        after_first = done
+        if high is None:
+            repeat = []
+            for t in tools:
+                for open_node in self.open_variants(t, opens[t.name]):
+                    follow = self.shortest(open_node) + self.shortest(bodies[t.name])
+                    for close in self.closes_before(field, body_witness, [follow]):
+                        repeat.append(m.seq(close, open_node, bodies[t.name], m.Ref("more_calls")))
+            if repeat:
+                self.g.rules["more_calls"] = m.alt(*repeat, done)
+                after_first = m.Ref("more_calls")
+        pieces = {t.name: (opens[t.name], m.seq(bodies[t.name], after_first)) for t in tools}
         # llama3-style opens that only match at the start of the output.
         found = self.split(field.open)
         if found is None and isinstance(field.open, RegexDelimiter):
             starts = [
                 m.seq(node, pieces[t.name][1])
                 for t in tools
-                for branch in rc.branches(self.ast(field.open))
+                for branch in rc.variants(self.ast(field.open))
                 if (node := rc.to_node(branch, opens[t.name], at_start=True)) is not None
                 and rc.to_node(branch, opens[t.name], at_start=False) is None
             ]
@@ -582,10 +665,19 @@ class Builder:
         if self.implicit is not None:
             node = m.Until(tuple(sorted(exclude)), tuple(_merge_exits(exits)), may_end)
         else:  # the null sink: only whitespace, and delimiters written whole
-            whole = [m.seq(self.pre_node(pre), m.Lit(t), rest) for t, rest, pre in self._last_exits]
+            whole = []
+            for tool_name, (groups, rest) in calls.items():
+                tool = next(t for t in self.tools if t.name == tool_name)
+                for variant in self.open_variants(tool, groups):
+                    whole.append(m.seq(WS, variant, rest))
+            if self.content_block is not None and not content_done:
+                after = self.segment(calls, low, high, end_close, content_done=True)
+                body = self.text_block_rest(self.content_block, after, low == 0)
+                for _, variant in self.delimiter_variants(self.content_block.open):
+                    whole.append(m.seq(WS, variant, body))
             if may_end:
                 whole.append(self.null_end())
-            node = m.seq(WS, m.alt(*whole))
+            node = m.alt(*whole) if whole else m.EMPTY
         self.g.rules[name] = node
         return m.Ref(name)
 
@@ -595,8 +687,8 @@ class Builder:
         if self.content_block is not None and self.content_block.close is not None:
             end = self.full(self.content_block.close, at_end=True)
             if end is not None:
-                return m.opt(m.seq(WS, end, WS))
-        return m.EMPTY
+                return m.alt(m.seq(WS, end, WS), WS)
+        return WS
 
     def pre_node(self, pre) -> m.Node:
         return rc.to_node(Concat(tuple(pre)), at_start=False) or m.EMPTY

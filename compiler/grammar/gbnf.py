@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..regex.charset import CharSet
 from . import model as m
+from .schema import WS_CHARS
 from .text import class_body
 
 
@@ -37,8 +38,14 @@ def cls(chars: CharSet) -> str:
 class GbnfPrinter:
     def __init__(self, grammar: m.Grammar, dialect: str):
         self.grammar = grammar
+        # Literals that begin like a delimiter are written one character at a
+        # time, as free text walks its automaton: an engine that lexes GBNF
+        # (llguidance converts it to Lark) then never has to choose between
+        # "<" and "<think>" before it sees which one the text is.
+        self.split_first = {e[0] for node in _all_nodes(grammar) if isinstance(node, m.Until) for e in node.exclude if e}
         self.dialect = dialect  # "gbnf" or "ebnf"
         self.extra: dict[str, str] = {}
+        self.runs: dict[str, str] = {}
         self.count = 0
 
     def name(self, name: str) -> str:
@@ -47,6 +54,8 @@ class GbnfPrinter:
 
     def expr(self, node: m.Node) -> str:
         if isinstance(node, m.Lit):
+            if len(node.text) > 1 and node.text[0] in self.split_first:
+                return "(" + " ".join(lit(c) for c in node.text) + ")"
             return lit(node.text) if node.text else '""'
         if isinstance(node, m.Chars):
             return cls(node.chars)
@@ -54,6 +63,16 @@ class GbnfPrinter:
             return " ".join(self.expr(item) for item in node.items) if node.items else '""'
         if isinstance(node, m.Alt):
             return "(" + " | ".join(self.expr(item) for item in node.items) + ")"
+        if isinstance(node, m.Rep) and isinstance(node.body, m.Chars) and node.max is None and node.min <= 1:
+            # A run of one class is its own rule: engines that lex GBNF then
+            # see one token for the run, not one per character.
+            body = cls(node.body.chars) + ("*" if node.min == 0 else "+")
+            name = self.runs.get(body)
+            if name is None:
+                name = "ws" if node.body.chars == WS_CHARS and node.min == 0 else f"run{len(self.runs) + 1}"
+                self.runs[body] = name
+                self.extra[name] = body
+            return name
         if isinstance(node, m.Rep):
             inner = self.expr(node.body)
             if not isinstance(node.body, (m.Lit, m.Chars, m.Ref)):
@@ -119,7 +138,11 @@ class GbnfPrinter:
             if node.may_end:
                 options.append('""')
             if prefix == "":
-                body = f"{stay}* ({' | '.join(options) or chr(34) * 2})"
+                # `x+` made optional, not `x*`: engines that lex GBNF (llguidance)
+                # handle an optional lexeme better than one that matches nothing.
+                run = state_name[prefix] + "-run"
+                self.extra[run] = f"{stay}+"
+                body = f"{run}? ({' | '.join(options) or chr(34) * 2})"
             else:
                 body = " | ".join([f"{stay} {state_name['']}"] + options)
             self.extra[state_name[prefix]] = body
@@ -147,3 +170,14 @@ def _without(chars: CharSet, remove: list[str]) -> CharSet:
         if start <= hi:
             out.append((start, hi))
     return CharSet(tuple(out))
+
+
+def _all_nodes(grammar: m.Grammar):
+    seen, stack = set(), list(grammar.rules.values())
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        stack.extend(m.children(node))

@@ -37,6 +37,31 @@ def _regular(node: m.Node) -> bool:
     return False
 
 
+def _nullable(node: m.Node) -> bool:
+    if isinstance(node, m.Rep):
+        return node.min == 0 or _nullable(node.body)
+    if isinstance(node, m.Seq):
+        return all(map(_nullable, node.items))
+    if isinstance(node, m.Alt):
+        return any(map(_nullable, node.items))
+    return False
+
+
+def _lexable(node: m.Node) -> bool:
+    """Regular, and with no optional structure inside: a lexeme that could
+    stop early or go on (`X(?:<a>)?`) would, lexed greedily, swallow the start
+    of what follows. Optional runs of one class (`\s*`) are fine."""
+    if not _regular(node):
+        return False
+    if isinstance(node, m.Rep):
+        return isinstance(node.body, m.Chars) or (node.min >= 1 and _lexable(node.body))
+    if isinstance(node, m.Alt):
+        return not any(map(_nullable, node.items)) and all(map(_lexable, node.items))
+    if isinstance(node, m.Seq):
+        return all(map(_lexable, node.items))
+    return True
+
+
 def regex_of(node: m.Node) -> str:
     if isinstance(node, m.Lit):
         return "".join(_esc_code(ord(c), False) for c in node.text)
@@ -82,7 +107,7 @@ class LarkPrinter:
     def expr(self, node: m.Node) -> str:
         if isinstance(node, m.Lit):
             return json.dumps(node.text, ensure_ascii=False) if node.text else ""
-        if _regular(node):
+        if _lexable(node):
             if isinstance(node, m.Seq) and not node.items:
                 return ""
             return f"/{regex_of(node)}/"
@@ -91,7 +116,7 @@ class LarkPrinter:
             # empty-matching) lexemes for the greedy lexer.
             parts, run = [], []
             for item in node.items + (None,):
-                if item is not None and _regular(item):
+                if item is not None and _lexable(item):
                     run.append(item)
                     continue
                 if run:

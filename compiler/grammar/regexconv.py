@@ -17,6 +17,17 @@ from ..regex.nodes import BOS, END, EOS, START, Alt, Anchor, Category, Char, Cla
 from . import model as m
 
 
+def ends_in_lookahead(node: Node) -> bool:
+    items = _items(node)
+    return bool(items) and isinstance(items[-1], Look) and not items[-1].behind
+
+
+def starts_with_lookbehind(node: Node) -> bool:
+    return any(
+        (items := _items(branch)) and isinstance(items[0], Look) and items[0].behind for branch in branches(node)
+    )
+
+
 def ast_of(pattern: str) -> Node:
     return parse(pattern).body
 
@@ -179,3 +190,36 @@ def group_nodes(node: Node) -> dict[str, Node]:
     from ..regex.nodes import walk
 
     return {n.name: n for n in walk(node) if isinstance(n, Group) and n.name is not None}
+
+
+def variants(node: Node, limit: int = 128) -> list[Node]:
+    """The regex split into alternatives with no choice between structures
+    left inside (alternations and optional groups distributed; runs of one
+    class kept), so a look-ahead can be checked on each; [node] when there
+    would be more than `limit`."""
+    from ..regex.nodes import Repeat as _Repeat
+
+    def go(n: Node) -> list[Node]:
+        if isinstance(n, Group) and n.index is None:
+            return go(n.body)
+        if isinstance(n, Group):
+            return [Group(v, n.index, n.name) for v in go(n.body)]
+        if isinstance(n, Alt):
+            return [v for branch in n.branches for v in go(branch)]
+        if isinstance(n, _Repeat) and n.min == 0 and n.max == 1 and not isinstance(n.body, (Char, Class, Category, Dot)):
+            return [Concat(())] + go(n.body)
+        if isinstance(n, Concat):
+            out: list[Node] = [Concat(())]
+            for item in n.items:
+                options = go(item)
+                out = [Concat(tuple(_items(a)) + tuple(_items(b))) for a in out for b in options]
+                if len(out) > limit:
+                    raise OverflowError
+            return out
+        return [n]
+
+    try:
+        found = go(node)
+    except OverflowError:
+        return [node]
+    return found if len(found) <= limit else [node]

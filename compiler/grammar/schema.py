@@ -37,9 +37,11 @@ NUMBER = m.seq(
     m.opt(m.seq(m.Lit("."), m.Rep(DIGIT, 1, None))),
     m.opt(m.seq(m.Chars(CharSet.chars("eE")), m.opt(m.Chars(CharSet.chars("+-"))), m.Rep(DIGIT, 1, None))),
 )
+# Escapes as llguidance's JSON writes them (no `\/`; `\u` only for control
+# characters), so every format accepts the same strings.
 _STRING_CHAR = m.alt(
     m.Chars(CharSet.of([(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x10FFFF)])),
-    m.seq(m.Lit("\\"), m.alt(m.Chars(CharSet.chars('"\\/bfnrt')), m.seq(m.Lit("u"), m.Rep(HEX, 4, 4)))),
+    m.seq(m.Lit("\\"), m.alt(m.Chars(CharSet.chars('"\\bfnrt')), m.seq(m.Lit("u00"), m.Chars(CharSet.chars("01")), HEX))),
 )
 STRING = m.seq(m.Lit('"'), m.Rep(_STRING_CHAR, 0, None), m.Lit('"'))
 
@@ -91,10 +93,10 @@ class Expander:
         if isinstance(value, str):
             return self.literal_string(value)
         if isinstance(value, dict):
-            items = [m.seq(self.key(k), WS, m.Lit(":"), WS, self.constant(v)) for k, v in value.items()]
-            return m.seq(m.Lit("{"), WS, *_joined(items), WS, m.Lit("}"))
+            items = [m.seq(self.key(k), WS, m.Lit(":"), WS, self.constant(v), WS) for k, v in value.items()]
+            return m.seq(m.Lit("{"), WS, *_joined(items), m.Lit("}"))
         if isinstance(value, list):
-            return m.seq(m.Lit("["), WS, *_joined([self.constant(v) for v in value]), WS, m.Lit("]"))
+            return m.seq(m.Lit("["), WS, *_joined([m.seq(self.constant(v), WS) for v in value]), m.Lit("]"))
         return m.Lit(json.dumps(value))
 
     def any_value(self) -> m.Node:
@@ -102,9 +104,10 @@ class Expander:
         if name not in self.grammar.rules:
             ref = m.Ref(name)
             self.grammar.rules[name] = m.EMPTY  # placeholder for recursion
-            member = m.seq(self.string(), WS, m.Lit(":"), WS, ref)
-            obj = m.seq(m.Lit("{"), WS, m.opt(m.seq(member, m.Rep(m.seq(WS, m.Lit(","), WS, member), 0, None))), WS, m.Lit("}"))
-            arr = m.seq(m.Lit("["), WS, m.opt(m.seq(ref, m.Rep(m.seq(WS, m.Lit(","), WS, ref), 0, None))), WS, m.Lit("]"))
+            member = m.seq(self.string(), WS, m.Lit(":"), WS, ref, WS)
+            obj = m.seq(m.Lit("{"), WS, m.opt(m.seq(member, m.Rep(m.seq(m.Lit(","), WS, member), 0, None))), m.Lit("}"))
+            item = m.seq(ref, WS)
+            arr = m.seq(m.Lit("["), WS, m.opt(m.seq(item, m.Rep(m.seq(m.Lit(","), WS, item), 0, None))), m.Lit("]"))
             self.grammar.rules[name] = m.alt(obj, arr, self.string(), NUMBER, m.Lit("true"), m.Lit("false"), m.Lit("null"))
         return m.Ref(name)
 
@@ -160,21 +163,27 @@ class Expander:
         missing = [k for k in schema.get("required") or [] if k not in props]
         if missing:
             raise self._error(f"{path}.required", f"required keys without a schema: {missing}")
-        members = {k: m.seq(self.key(k), WS, m.Lit(":"), WS, self.value(v, f"{path}.properties.{k}")) for k, v in props.items()}
-        body = members_in_order(self.grammar, list(props), required, members, m.seq(WS, m.Lit(","), WS))
-        return m.seq(m.Lit("{"), WS, body, WS, m.Lit("}"))
+        # Each member eats the whitespace after it and separators are "," then
+        # whitespace: what follows a member ("," or "}") never shares a prefix
+        # with it, which keeps lexing engines (llguidance) deterministic.
+        # A bare key is only quoted by the parser right after "{" or "," and
+        # right before ":": no whitespace around keys in that dialect.
+        gap = m.EMPTY if self.dialect.unquoted_keys else WS
+        members = {k: m.seq(self.key(k), gap, m.Lit(":"), WS, self.value(v, f"{path}.properties.{k}"), WS) for k, v in props.items()}
+        body = members_in_order(self.grammar, list(props), required, members, m.seq(m.Lit(","), gap))
+        return m.seq(m.Lit("{"), gap, body, m.Lit("}"))
 
     def array(self, schema: dict, path: str) -> m.Node:
         item = self.value(schema.get("items", {}), f"{path}.items")
         low, high = schema.get("minItems", 0), schema.get("maxItems")
-        return m.seq(m.Lit("["), WS, repeated(item, m.seq(WS, m.Lit(","), WS), low, high), WS, m.Lit("]"))
+        return m.seq(m.Lit("["), WS, repeated(m.seq(item, WS), m.seq(m.Lit(","), WS), low, high), m.Lit("]"))
 
 
 def _joined(items: list[m.Node]) -> list[m.Node]:
     out: list[m.Node] = []
     for i, item in enumerate(items):
         if i:
-            out.append(m.seq(WS, m.Lit(","), WS))
+            out.append(m.seq(m.Lit(","), WS))
         out.append(item)
     return out
 
