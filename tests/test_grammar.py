@@ -227,13 +227,32 @@ def test_mutations_are_rejected(name, valid, old, new, fmt):
     assert not accepts(grm, valid.replace(old, new, 1))
 
 
-def test_structural_tag_agrees():
-    grm = compiled("qwen3", "structural-tag", json.dumps(TOOLS))
-    tag = json.loads(grammar("qwen3", TOOLS, format="structural-tag"))
-    call = tag["structures"][0]["begin"] + '{"city": "Paris"}' + tag["structures"][0]["end"]
-    assert accepts(grm, "Let me check. " + call)
-    check_parses("qwen3", "Let me check. " + call + "<|im_end|>", TOOLS)
-    assert not accepts(grm, call.replace('"Paris"', "3"))
+def structural_tag_templates():
+    out = []
+    for name in TEMPLATES:
+        try:
+            grammar(name, TOOLS, format="structural-tag")
+        except GrammarError:
+            continue
+        out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("name", structural_tag_templates())
+def test_structural_tag_agrees(name):
+    """Text, then a call written from the tag's begin/schema/end: llguidance
+    accepts it under the tag, the parser reads the call back, and a
+    wrong-typed argument is rejected."""
+    grm = compiled(name, "structural-tag", json.dumps(TOOLS))
+    tag = json.loads(grammar(name, TOOLS, format="structural-tag"))
+    weather = next(s for s in tag["structures"] if '"get_weather"' in s["begin"] or "get_weather" in s["begin"])
+    call = weather["begin"] + '{"city": "Paris", "days": 2}' + weather["end"]
+    text = "Let me check. " + call
+    assert accepts(grm, text)
+    message = check_parses(name, text, TOOLS)
+    assert [c["function"]["name"] for c in message["tool_calls"]] == ["get_weather"]
+    assert message["tool_calls"][0]["function"]["arguments"] == {"city": "Paris", "days": 2}
+    assert not accepts(grm, text.replace('"days": 2', '"days": "two"'))
 
 
 def test_options():
