@@ -16,7 +16,8 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .errors import Problem, TemplateError  # noqa: E402
+from .grammar import GrammarError, grammar  # noqa: E402
 from .pipeline import compile_template, to_program  # noqa: E402
 from .transformers_compat import restore, use_compiled  # noqa: E402
 
-__all__ = ["Problem", "TemplateError", "compile_template", "restore", "to_program", "use_compiled", "__version__"]
+__all__ = ["GrammarError", "grammar", "Problem", "TemplateError", "compile_template", "restore", "to_program", "use_compiled", "__version__"]

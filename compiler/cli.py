@@ -108,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
         "--progress", dest="progress", action="store_true", default=None, help="show a progress bar on standard error"
     )
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
+    from .grammar.cli import add_parser as add_grammar_parser
+
+    add_grammar_parser(commands)
     return parser
 
 
@@ -227,5 +230,7 @@ def _vectors(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"build": _build, "check": _check, "ir": _ir, "parse": _parse, "vectors": _vectors}
+    from .grammar.cli import run as _grammar
+
+    commands = {"build": _build, "check": _check, "ir": _ir, "parse": _parse, "vectors": _vectors, "grammar": _grammar}
     return commands[args.command](args)

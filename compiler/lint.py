@@ -214,7 +214,21 @@ def _regex_findings(program: Program) -> list[Finding]:
     return findings
 
 
-RULES = [_implicit_overwrite, _open_prefixes, _named_groups, _regex_findings]
+def _grammar_hazards(program: Program) -> list[Finding]:
+    """Free text a grammar cannot keep from matching a delimiter, and tool
+    calls with no structural tag (compiler/grammar/hazards.py)."""
+    import json
+
+    from .grammar.hazards import structural_tag_hazard, text_delimiter_hazards
+
+    findings = [Finding("text-delimiter", path, message) for path, message in text_delimiter_hazards(program)]
+    hazard = structural_tag_hazard(program, json.loads(program.template_json))
+    if hazard is not None:
+        findings.append(Finding("no-structural-tag", *hazard))
+    return findings
+
+
+RULES = [_implicit_overwrite, _open_prefixes, _named_groups, _regex_findings, _grammar_hazards]
 
 
 def lint(program: Program, checked: CheckedTemplate | None = None) -> list[Finding]:

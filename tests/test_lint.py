@@ -87,6 +87,22 @@ CASES = [
         "fields.reasoning_content.open_pattern",
         with_field("reasoning_content", open_pattern=r"<(t)\1>", close="</think>"),
     ),
+    # Reasoning ends at any run of two whitespace characters: no literal a
+    # grammar could keep out of the text.
+    ("text-delimiter", "fields.reasoning_content.close_pattern", with_field("reasoning_content", open="<think>", close_pattern=r"\s{2,}")),
+    (
+        "no-structural-tag",
+        "fields.tool_calls.content",
+        with_field(
+            "tool_calls",
+            open_pattern=r"\s*<tool_call>(?P<name>\w+)",
+            close="</tool_call>",
+            repeats=True,
+            content="xml-inline",
+            content_args={"tag_pattern": r"<(?P<key>\w+)>(?P<value>.*?)</(?P=key)>"},
+            transform={"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        ),
+    ),
 ]
 
 

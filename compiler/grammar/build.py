@@ -1,0 +1,720 @@
+"""Template IR + tools + options -> the grammar (model.py) of what the model may write.
+
+The output is read in the parser's own terms: blocks (an explicit field's
+open, body and close) separated by text of the implicit region (or, without
+one, whitespace that the parser drops). The grammar writes them in one
+canonical order: reasoning, then content, then tool calls, then the
+end-of-turn close. Free text stops at the first occurrence of any literal
+that every match of a watched delimiter contains, so it can never hold one.
+Conditions a grammar cannot state (look-arounds) are checked on witness
+strings with the `regex` module: a call's close is only used before what its
+look-ahead accepts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import regex
+
+from ..ir import Delimiter, Field, LiteralDelimiter, Program, RegexDelimiter, TDict, TPlaceholder
+from ..regex import to_source
+from ..regex.charset import CharSet
+from ..regex.nodes import Concat, Group
+from . import model as m
+from . import regexconv as rc
+from .schema import STANDARD, WS, WS_CHARS, Dialect, Expander
+
+TOOL_CHOICES = ("auto", "required", "none")
+REASONING = ("allow", "forbid", "require")
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    parameters: dict
+    path: str
+
+
+@dataclass(frozen=True)
+class Options:
+    prefix: str = ""
+    tool_choice: str = "auto"
+    parallel: bool = True
+    reasoning: str = "allow"
+
+
+def normalize_tools(tools: object) -> list[Tool]:
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        raise m.GrammarError("tools", "must be a list of tools")
+    out = []
+    for i, tool in enumerate(tools):
+        path = f"tools[{i}]"
+        if isinstance(tool, dict) and isinstance(tool.get("function"), dict):
+            tool, path = tool["function"], f"{path}.function"
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            raise m.GrammarError(path, "a tool needs a string 'name' (OpenAI form {'type': 'function', 'function': {...}})")
+        params = tool.get("parameters", {"type": "object", "properties": {}})
+        if not isinstance(params, dict):
+            raise m.GrammarError(f"{path}.parameters", "must be a JSON schema object")
+        out.append(Tool(tool["name"], params, f"{path}.parameters"))
+    return out
+
+
+# ----------------------------------------------------------------------------
+# Where a call's name and arguments come from
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Binding:
+    """`name` / `args`: ("capture", group) or ("content", key path)."""
+
+    name: tuple[str, tuple[str, ...]]
+    args: tuple[str, tuple[str, ...]]
+    each: bool
+
+
+def _source(placeholder: TPlaceholder, each: bool) -> tuple[str, tuple[str, ...]]:
+    parts = placeholder.path.split(".")
+    if each:
+        return ("content", tuple(parts))
+    if parts[0] == "content":
+        return ("content", tuple(parts[1:]))
+    return ("capture", (parts[0], *parts[1:]))
+
+
+def binding_of(field: Field) -> Binding | None:
+    node = field.transform
+    if not isinstance(node, TDict):
+        return None
+    function = dict(node.items).get("function")
+    if isinstance(function, TPlaceholder):
+        src = _source(function, field.transform_each)
+        if src[0] != "content":
+            return None
+        return Binding(("content", src[1] + ("name",)), ("content", src[1] + ("arguments",)), field.transform_each)
+    if isinstance(function, TDict):
+        parts = dict(function.items)
+        name, args = parts.get("name"), parts.get("arguments")
+        if isinstance(name, TPlaceholder) and isinstance(args, TPlaceholder):
+            return Binding(_source(name, field.transform_each), _source(args, field.transform_each), field.transform_each)
+    return None
+
+
+def _place(path: tuple[str, ...], schema: dict) -> dict:
+    for key in reversed(path):
+        schema = {"type": "object", "properties": {key: schema}, "required": [key]}
+    return schema
+
+
+def _merge(a: dict, b: dict) -> dict:
+    if a.get("type") == "object" and b.get("type") == "object" and "properties" in a and "properties" in b:
+        props = dict(a["properties"])
+        for key, value in b["properties"].items():
+            props[key] = _merge(props[key], value) if key in props else value
+        return {"type": "object", "properties": props, "required": list(dict.fromkeys(a["required"] + b["required"]))}
+    raise ValueError("conflicting paths")
+
+
+# ----------------------------------------------------------------------------
+# Witness strings
+# ----------------------------------------------------------------------------
+
+
+def _pick(chars: CharSet) -> str:
+    for lo, hi in chars.ranges:
+        for code in range(max(lo, 0x21), hi + 1):
+            if code < 0x7F or code > 0xA0:
+                return chr(code)
+    return chr(chars.ranges[0][0])
+
+
+def _grown(node: m.Node) -> str:
+    """A witness of a regular node whose unbounded runs that must be present
+    are two long (optional ones absent): shows a run that could merge with
+    its neighbour, which a one-character witness hides by backtracking."""
+    if isinstance(node, m.Lit):
+        return node.text
+    if isinstance(node, m.Chars):
+        return _pick(node.chars)
+    if isinstance(node, m.Seq):
+        return "".join(map(_grown, node.items))
+    if isinstance(node, m.Alt):
+        return _grown(node.items[0])
+    if isinstance(node, m.Rep):
+        count = node.min if node.min == 0 or node.max is not None else max(node.min, 2)
+        return _grown(node.body) * count
+    raise TypeError(node)
+
+
+class Builder:
+    def __init__(self, program: Program, template: dict, tools: list[Tool], options: Options, fmt: str):
+        self.program = program
+        self.template = template
+        self.tools = tools
+        self.options = options
+        self.fmt = fmt
+        self.g = m.Grammar()
+        self._shortest: dict[str, str] = {}
+        self._exit_pre: list = []
+        self._last_exits: list = []
+
+    # -- witnesses -----------------------------------------------------------
+    def shortest(self, node: m.Node, depth: int = 0) -> str:
+        if depth > 60:
+            raise RecursionError
+        if isinstance(node, m.Lit):
+            return node.text
+        if isinstance(node, m.Chars):
+            return _pick(node.chars)
+        if isinstance(node, m.Seq):
+            return "".join(self.shortest(item, depth + 1) for item in node.items)
+        if isinstance(node, m.Alt):
+            best = None
+            for item in node.items:
+                try:
+                    text = self.shortest(item, depth + 1)
+                except RecursionError:
+                    continue
+                if best is None or len(text) < len(best):
+                    best = text
+            if best is None:
+                raise RecursionError
+            return best
+        if isinstance(node, m.Rep):
+            return self.shortest(node.body, depth + 1) * node.min if node.min else ""
+        if isinstance(node, m.Ref):
+            if node.name not in self._shortest:
+                self._shortest[node.name] = self.shortest(self.g.rules[node.name], depth + 1)
+            return self._shortest[node.name]
+        if isinstance(node, m.Json):
+            scratch = Expander(m.Grammar(), "witness")
+            value = scratch.value(json.loads(node.schema), "schema")
+            saved, self.g = self.g, scratch.grammar
+            try:
+                return self.shortest(value, depth + 1)
+            finally:
+                self.g = saved
+        if isinstance(node, m.Until):
+            if node.may_end:
+                return ""
+            trigger, exit = node.exits[0]
+            return trigger + self.shortest(exit, depth + 1)
+        raise TypeError(node)
+
+    # -- delimiters ------------------------------------------------------------
+    def ast(self, delim: RegexDelimiter):
+        if delim.ast is None:
+            raise m.GrammarError(delim.path, "the pattern is outside the compiler's regex grammar (see `check`)")
+        return delim.ast.body
+
+    def full(self, delim: Delimiter, groups=None, *, at_end=False, at_start=False) -> m.Node | None:
+        if isinstance(delim, LiteralDelimiter):
+            return m.alt(*(m.Lit(lit) for lit in delim.literals))
+        return rc.to_node(self.ast(delim), groups, at_end=at_end, at_start=at_start)
+
+    def split(self, delim: Delimiter) -> list[rc.Split] | None:
+        if isinstance(delim, LiteralDelimiter):
+            return [rc.Split((), lit, ()) for lit in delim.literals]
+        return rc.splits(self.ast(delim))
+
+    def excluded(self, delim: Delimiter | None) -> list[str]:
+        if delim is None:
+            return []
+        if isinstance(delim, LiteralDelimiter):
+            return list(delim.literals)
+        return rc.required_literals(self.ast(delim))
+
+    def exits(self, delim: Delimiter, then: m.Node, groups=None, *, at_end=False) -> list[tuple[str, m.Node]]:
+        """(trigger, rest of the delimiter + `then`) for text that `delim` ends."""
+        if isinstance(delim, LiteralDelimiter):
+            found = self.split(delim)
+        else:
+            found = [s for branch in rc.variants(self.ast(delim)) for s in (rc.splits(branch) or [])]
+        out = []
+        for s in found:
+            if s.start_only:
+                continue
+            post = rc.to_node(Concat(s.post), groups, at_end=at_end)
+            if post is not None:
+                out.append((s.trigger, m.seq(post, then)))
+                self._exit_pre.append((s.trigger, m.seq(post, then), s.pre))
+        return out
+
+    def close_for(self, field: Field, body_witness: str, follow: str | None) -> m.Node | None:
+        """The close of `field` usable before `follow` (a witness of what comes
+        next; None: the end of the output)."""
+        delim = field.close
+        if delim is None:
+            return m.EMPTY if follow is None else None
+        at_end = follow is None
+        if isinstance(delim, LiteralDelimiter):
+            return self.full(delim)
+        options = []
+        for branch in rc.branches(self.ast(delim)):
+            node = rc.to_node(branch, at_end=at_end)
+            if node is None:
+                continue
+            text = self.shortest(node)
+            matcher = regex.compile(to_source(branch), regex.DOTALL)
+            subject = body_witness + text + (follow or "")
+            found = matcher.match(subject, len(body_witness))
+            if found is not None and found.end() == len(body_witness) + len(text):
+                options.append(node)
+        if not options:
+            return m.EMPTY if at_end else None  # the end of the output closes the region
+        return m.alt(*options)
+
+    # -- fields ------------------------------------------------------------------
+    def classify(self):
+        p = self.program
+        self.implicit = p.fields[p.implicit] if p.implicit is not None else None
+        self.tool_field = next((f for f in p.fields if binding_of(f) is not None), None)
+        self.binding = binding_of(self.tool_field) if self.tool_field else None
+        self.reasoning = next(
+            (f for f in p.fields if f.name in ("reasoning_content", "reasoning", "thinking") and f.open is not None), None
+        )
+        self.content_block = next(
+            (f for f in p.fields if f.name == "content" and f.open is not None and f is not self.implicit), None
+        )
+        if self.implicit is not None and self.implicit.content != "text":
+            raise m.GrammarError(self.implicit.path + ".content", "an implicit field whose content is not text")
+
+    def open_region(self) -> Field | None:
+        """The explicit field the prefix leaves open, if any."""
+        if not self.options.prefix:
+            return None
+        from ..pipeline import compile_template
+
+        module = compile_template(self.template)
+        parser = module.ResponseParser(self.options.prefix)
+        current = None
+        for event in parser.initial_events:
+            if event["type"] == "region_open":
+                current = event["field"]
+            elif event["type"] == "region_close":
+                current = None
+        field = next((f for f in self.program.fields if f.name == current), None)
+        return None if field is None or field is self.implicit else field
+
+    # -- tool calls ----------------------------------------------------------------
+    def call_counts(self) -> tuple[int, int | None]:
+        choice = self.options.tool_choice
+        if choice == "none" or self.tool_field is None or not self.tools:
+            if choice not in TOOL_CHOICES[:3] or choice == "required":
+                if self.tool_field is None:
+                    raise m.GrammarError("fields", "the template has no tool-call field (a transform with 'function')")
+                raise m.GrammarError("tools", f"tool_choice {choice!r} needs tools")
+            return 0, 0
+        low = 0 if choice == "auto" else 1
+        high = None if self.options.parallel else 1
+        if self.binding.each or not self.tool_field.repeats:
+            high = 1 if high is None or high >= 1 else high  # one block (holding a list when `each`)
+        return low, high
+
+    def active_tools(self) -> list[Tool]:
+        choice = self.options.tool_choice
+        if choice in TOOL_CHOICES:
+            return self.tools
+        chosen = [t for t in self.tools if t.name == choice]
+        if not chosen:
+            raise m.GrammarError("tool_choice", f"{choice!r} is not the name of a tool ({[t.name for t in self.tools]})")
+        return chosen
+
+    def element_schema(self, tool: Tool) -> dict:
+        b = self.binding
+        schema = _place(b.args[1], tool.parameters)
+        if b.name[0] == "content":
+            try:
+                schema = _merge(_place(b.name[1], {"const": tool.name}), schema)
+            except ValueError:
+                raise m.GrammarError(self.tool_field.path + ".transform", "the name and arguments paths conflict")
+        return schema
+
+    def dialect(self, args: dict) -> Dialect:
+        delims = tuple(tuple(pair) for pair in args.get("string_delims") or ())
+        return Dialect(delims, bool(args.get("unquoted_keys")))
+
+    def json_value(self, schema: dict, dialect: Dialect) -> m.Node:
+        if self.fmt == "lark" and dialect == STANDARD:
+            return m.Json(json.dumps(schema, ensure_ascii=False, sort_keys=False))
+        return Expander(self.g, self.fmt, dialect).value(schema, "schema")
+
+    def body(self, tool: Tool, parallel_items: bool) -> m.Node:
+        field, b = self.tool_field, self.binding
+        args = json.loads(field.content_args_json) or {}
+        if b.args[0] != "content":
+            raise m.GrammarError(field.path + ".transform", "tool arguments taken from an open-pattern group")
+        if field.content == "json":
+            dialect = self.dialect(args)
+            if self.fmt != "lark" or dialect != STANDARD:
+                Expander(m.Grammar(), self.fmt, dialect).value(tool.parameters, tool.path)  # errors name the tool's path
+            if b.each:
+                items = [self.element_schema(t) for t in self.active_tools()]
+                schema = {"type": "array", "items": items[0] if len(items) == 1 else {"anyOf": items}, "minItems": 1}
+                if not parallel_items:
+                    schema["maxItems"] = 1
+            else:
+                schema = self.element_schema(tool)
+            try:
+                value = self.json_value(schema, dialect)
+            except m.GrammarError as error:
+                raise m.GrammarError(tool.path + error.path.removeprefix("schema"), str(error).split(": ", 1)[-1])
+            lead = WS
+            if isinstance(field.open, RegexDelimiter) and any(
+                rc.ends_in_lookahead(v) for v in rc.variants(self.ast(field.open))
+            ):
+                lead = m.EMPTY  # the open looks at the body's first character
+            trail = WS
+            if isinstance(field.close, RegexDelimiter) and rc.starts_with_lookbehind(self.ast(field.close)):
+                trail = m.EMPTY  # the close looks back at the body's last character
+            return m.seq(lead, value, trail)
+        if b.each:
+            raise m.GrammarError(field.path + ".transform_each", f"transform_each over {field.content} content")
+        if field.content == "xml-inline":
+            return self.xml_body(args, tool, b.args[1], field.path + ".content_args")
+        if field.content == "kv-lines":
+            if b.args[1] != ():
+                raise m.GrammarError(field.path + ".transform", "kv-lines arguments must be the whole content")
+            return self.kv_body(args, tool)
+        raise m.GrammarError(field.path + ".content", f"tool calls with {field.content!r} content")
+
+    # xml-inline: each key of the path is one tag; the last holds the arguments.
+    def xml_body(self, args: dict, tool: Tool, path: tuple[str, ...], where: str) -> m.Node:
+        if "tag_pattern" not in args:
+            raise m.GrammarError(where + ".tag_pattern", "missing")
+        if args.get("merge_duplicates"):
+            raise m.GrammarError(where + ".merge_duplicates", "not expressible: values would become lists")
+        value_parser = args.get("value_parser") or {}
+        if path:
+            inner = value_parser.get("args", {}) if value_parser.get("name") == "xml-inline" else None
+            if inner is None:
+                raise m.GrammarError(where + ".value_parser", f"the value of tag '{path[0]}' must be parsed by xml-inline")
+            value = self.xml_body(inner, tool, path[1:], where + ".value_parser.args")
+            return m.seq(WS, self.tag(args, where, path[0], value=value), WS)
+        props = tool.parameters.get("properties") or {}
+        required = [k for k in props if k in set(tool.parameters.get("required") or [])]
+        members = {k: self.tag(args, where, k, schema=v, schema_path=f"{tool.path}.properties.{k}", value_parser=value_parser) for k, v in props.items()}
+        from .schema import members_in_order
+
+        return m.seq(WS, members_in_order(self.g, list(props), required, members, WS), WS)
+
+    def tag(self, args, where, key, *, value=None, schema=None, schema_path="", value_parser=None) -> m.Node:
+        ast = rc.ast_of(args["tag_pattern"])
+        groups = rc.group_nodes(ast)
+        if "key" not in groups or "value" not in groups:
+            raise m.GrammarError(where + ".tag_pattern", "needs groups 'key' and 'value'")
+        if not regex.fullmatch(to_source(groups["key"].body), key, regex.DOTALL):
+            raise m.GrammarError(where + ".tag_pattern", f"the key group cannot match {key!r}")
+        items = rc._items(ast)
+        index = next((i for i, item in enumerate(items) if isinstance(item, Group) and item.name == "value"), None)
+        if index is None:
+            raise m.GrammarError(where + ".tag_pattern", "the value group must sit at the top level of the pattern")
+        before = rc.to_node(Concat(tuple(items[:index])), {"key": m.Lit(key)}, at_start=True, at_end=True)
+        after_items = tuple(items[index + 1 :])
+        if value is not None:
+            after = rc.to_node(Concat(after_items), {"key": m.Lit(key)}, at_start=True, at_end=True)
+            return m.seq(before, value, after)
+        # A raw value: text up to the first literal that follows it in the pattern.
+        key_sub = {"key": m.Lit(key)}
+        substituted = tuple(_substitute_key(item, key) for item in after_items)
+        found = rc.splits(Concat(substituted))
+        raw = self.raw_value(schema, schema_path, value_parser or {})
+        if found is None or len(found) != 1:
+            raise m.GrammarError(where + ".tag_pattern", "the value group must be followed by a literal")
+        s = found[0]
+        pre = rc.to_node(Concat(s.pre), key_sub, at_start=True, at_end=True)
+        post = rc.to_node(Concat(s.post), key_sub, at_start=True, at_end=True)
+        if raw is None:  # free text
+            return m.seq(before, m.Until((s.trigger,), ((s.trigger, post),), False))
+        return m.seq(before, raw, pre, m.Lit(s.trigger), post)
+
+    def raw_value(self, schema, path: str, value_parser: dict) -> m.Node | None:
+        """A value written as raw text and typed by the tool schema; None for free text."""
+        name = value_parser.get("name")
+        if name == "json":
+            return Expander(self.g, self.fmt).value(schema, path)
+        if name not in (None, "text"):
+            raise m.GrammarError(path, f"values parsed by {name!r}")
+        if not isinstance(schema, dict):
+            return None
+        if "enum" in schema or "const" in schema:
+            values = schema.get("enum", [schema.get("const")])
+            return m.alt(*(m.Lit(v if isinstance(v, str) else json.dumps(v)) for v in values))
+        kind = schema.get("type", "string")
+        if kind == "string" or (isinstance(kind, list) and "string" in kind):
+            return None
+        return Expander(self.g, self.fmt).value(schema, path)
+
+    def kv_body(self, args: dict, tool: Tool) -> m.Node:
+        line_sep, kv_sep = args.get("line_sep", "\n"), args.get("kv_sep", ":")
+        props = tool.parameters.get("properties") or {}
+        required = [k for k in props if k in set(tool.parameters.get("required") or [])]
+        members = {}
+        for key, schema in props.items():
+            raw = self.raw_value(schema, f"{tool.path}.properties.{key}", args.get("value_parser") or {})
+            if raw is None:
+                raw = m.Until((line_sep,), ((line_sep, m.EMPTY),), True)
+                members[key] = m.seq(m.Lit(key + kv_sep + " "), raw)
+            else:
+                members[key] = m.seq(m.Lit(key + kv_sep + " "), raw, m.Lit(line_sep))
+        return members_in_order_kv(self.g, list(props), required, members)
+
+    def open_for(self, tool: Tool, delim: Delimiter) -> dict:
+        """Group substitutions of the open for this tool (its name)."""
+        b = self.binding
+        if b.name[0] != "capture":
+            return {}
+        group = b.name[1][0]
+        if isinstance(delim, LiteralDelimiter) or group not in (delim.group_names or ()):
+            raise m.GrammarError(self.tool_field.path + ".transform", f"the name group '{group}' is not in the open pattern")
+        node = rc.group_nodes(self.ast(delim))[group]
+        if not regex.fullmatch(to_source(node.body), tool.name, regex.DOTALL):
+            raise m.GrammarError(tool.path.removesuffix(".parameters") + ".name", f"the open pattern's '{group}' group cannot match {tool.name!r}")
+        return {group: m.Lit(tool.name)}
+
+    # -- the whole output -------------------------------------------------------------
+    def build(self) -> m.Grammar:
+        self.classify()
+        low, high = self.call_counts()
+        reasoning_mode = self.options.reasoning
+        if reasoning_mode == "require" and self.reasoning is None:
+            raise m.GrammarError("fields", "--reasoning require: the template has no reasoning field with an open delimiter")
+        open_now = self.open_region()
+
+        # End of turn: the implicit field's close.
+        end_close = self.implicit.close if self.implicit is not None else None
+        end_full = self.full(end_close, at_end=True) if end_close is not None else None
+        end_witness = self.shortest(end_full) if end_full is not None else None
+
+        tools = self.active_tools() if high != 0 else []
+        # Calls: rules `call_N` (open, body) for each tool, then `after_call_K`.
+        calls = self.calls(tools, low, high, end_full, end_witness)
+
+        segment = self.segment(calls, low, high, end_close, content_done=False)
+        if open_now is not None:
+            if open_now is self.reasoning:
+                start = self.text_block_rest(open_now, segment, low == 0)
+            elif open_now is self.content_block:
+                start = self.text_block_rest(open_now, self.segment(calls, low, high, end_close, content_done=True), low == 0)
+            else:
+                raise m.GrammarError("prefix", f"the prompt leaves field '{open_now.name}' open; the grammar starts only in reasoning or content")
+        else:
+            options = []
+            if self.reasoning is not None and reasoning_mode != "forbid":
+                rest = self.text_block_rest(self.reasoning, segment, low == 0)
+                for _, opened in self.delimiter_variants(self.reasoning.open, at_start=True):
+                    options.append(m.seq(WS, opened, rest))
+            if reasoning_mode != "require" or self.reasoning is None:
+                options.append(segment)
+                if calls and self.start_calls is not None:
+                    options.append(self.start_calls)
+            start = m.alt(*options)
+        self.g.rules = {"start": start, **self.g.rules}
+        return self.g
+
+    def text_block_rest(self, field: Field, then: m.Node, may_end: bool = False) -> m.Node:
+        """The body of a text field up to its close, then `then` (or the end
+        of the output, which closes the region, when `may_end`)."""
+        if field.close is None:
+            return m.Until((), (), True)
+        saved = list(self._exit_pre)
+        exits = self.exits(field.close, then)
+        self._exit_pre = saved
+        if not exits:
+            raise m.GrammarError(field.close.path, "no literal that every match contains: free text cannot be kept from matching it")
+        return m.Until(tuple(sorted({t for t, _ in exits})), tuple(exits), may_end)
+
+    def delimiter_variants(self, delim: Delimiter | None, groups=None, *, at_end=False, at_start=False):
+        """(regex source or None, node) for each variant of a delimiter."""
+        if delim is None:
+            return []
+        if isinstance(delim, LiteralDelimiter):
+            return [(None, m.Lit(lit)) for lit in delim.literals]
+        out = []
+        for variant in rc.variants(self.ast(delim)):
+            node = rc.to_node(variant, groups, at_end=at_end, at_start=at_start)
+            if node is not None:
+                out.append((to_source(variant), node))
+        return out
+
+    def open_variants(self, tool: Tool, groups: dict) -> list[m.Node]:
+        """Variants of the call open for `tool` whose witness the open pattern
+        reads back with the right name (a word written right after the name
+        would otherwise run into it)."""
+        field, out = self.tool_field, []
+        for source, node in self.delimiter_variants(field.open, groups):
+            if source is not None and groups:
+                group = next(iter(groups))
+                matcher = regex.compile(source, regex.DOTALL)
+                texts = {self.shortest(node)}
+                try:
+                    texts.add(_grown(node))
+                except TypeError:
+                    pass
+                hits = [matcher.fullmatch(text) for text in texts]
+                if any(hit is None or hit.group(group) != tool.name for hit in hits):
+                    continue
+            out.append(node)
+        return out
+
+    def closes_before(self, field: Field, body_witness: str, follows: list[str | None]) -> list[m.Node]:
+        """Variants of the close that match (look-arounds included) between a
+        body and each of `follows` (None: the end of the output)."""
+        at_end = follows == [None]
+        found = []
+        for source, node in self.delimiter_variants(field.close, at_end=at_end):
+            text = self.shortest(node)
+            if source is None:
+                found.append(node)
+                continue
+            matcher = regex.compile(source, regex.DOTALL)
+            ok = True
+            for follow in follows:
+                hit = matcher.match(body_witness + text + (follow or ""), len(body_witness))
+                ok = ok and hit is not None and hit.end() == len(body_witness) + len(text)
+            if ok:
+                found.append(node)
+        return found
+
+    def calls(self, tools, low, high, end_full, end_witness):
+        """The call sequence. Returns {tool: (open groups, node after the open's
+        trigger)}; rules `more_calls` when calls may repeat."""
+        self.start_calls = None
+        if not tools:
+            return {}
+        field = self.tool_field
+        parallel_items = self.options.parallel
+        bodies = {t.name: self.body(t, parallel_items) for t in tools}
+        if self.binding.name[0] == "content" and field.content == "json" and not self.binding.each and len(tools) > 1:
+            # One JSON value for all tools (anyOf): alternatives of embedded
+            # schemas would make the engine pick one at the first '{'.
+            items = [self.element_schema(t) for t in tools]
+            args = json.loads(field.content_args_json) or {}
+            shared = m.seq(WS, self.json_value({"anyOf": items}, self.dialect(args)), WS)
+            bodies = {t.name: shared for t in tools}
+            tools = tools[:1]
+        opens = {t.name: self.open_for(t, field.open) for t in tools}
+        body_witness = self.shortest(bodies[tools[0].name])
+        # The end of the call sequence: the end-of-turn close, or the end of output.
+        finish = []
+        if end_full is not None:
+            for end_source, end_node in self.delimiter_variants(self.implicit.close, at_end=True):
+                for close in self.closes_before(field, body_witness, [self.shortest(end_node)]):
+                    finish.append(m.seq(close, end_node))
+        eos = self.closes_before(field, body_witness, [None])
+        finish.extend(eos or [m.EMPTY])  # the end of the output closes the region
+        done = m.alt(*finish)
+        after_first = done
+        if high is None:
+            repeat = []
+            for t in tools:
+                for open_node in self.open_variants(t, opens[t.name]):
+                    follow = self.shortest(open_node) + self.shortest(bodies[t.name])
+                    for close in self.closes_before(field, body_witness, [follow]):
+                        repeat.append(m.seq(close, open_node, bodies[t.name], m.Ref("more_calls")))
+            if repeat:
+                self.g.rules["more_calls"] = m.alt(*repeat, done)
+                after_first = m.Ref("more_calls")
+        pieces = {t.name: (opens[t.name], m.seq(bodies[t.name], after_first)) for t in tools}
+        # llama3-style opens that only match at the start of the output.
+        found = self.split(field.open)
+        if found is None and isinstance(field.open, RegexDelimiter):
+            starts = [
+                m.seq(node, pieces[t.name][1])
+                for t in tools
+                for branch in rc.variants(self.ast(field.open))
+                if (node := rc.to_node(branch, opens[t.name], at_start=True)) is not None
+                and rc.to_node(branch, opens[t.name], at_start=False) is None
+            ]
+            if starts:
+                self.start_calls = m.alt(*starts)
+        return pieces
+
+    def segment(self, calls, low, high, end_close, *, content_done: bool) -> m.Node:
+        """Implicit-region text (or dropped whitespace), ended by a content
+        block, the first call or the end of turn."""
+        name = "content_then" if not content_done else "after_content"
+        if name in self.g.rules:
+            return m.Ref(name)
+        self.g.rules[name] = m.EMPTY
+        watched = [f.open for f in self.program.fields if f.open is not None]
+        if self.implicit is not None and self.implicit.close is not None:
+            watched.append(self.implicit.close)
+        exclude: set[str] = set()
+        for delim in watched:
+            found = self.excluded(delim)
+            if not found:
+                raise m.GrammarError(delim.path, "no literal that every match contains: free text cannot be kept from matching it")
+            exclude.update(found)
+        exits: list[tuple[str, m.Node]] = []
+        self._exit_pre = []
+        for tool_name, (groups, rest) in calls.items():
+            exits += self.exits(self.tool_field.open, rest, groups)
+        if self.content_block is not None and not content_done:
+            after = self.segment(calls, low, high, end_close, content_done=True)
+            exits += self.exits(self.content_block.open, self.text_block_rest(self.content_block, after, low == 0))
+        self._last_exits = list(self._exit_pre)
+        may_end = low == 0
+        if end_close is not None and low == 0:
+            exits += self.exits(end_close, self.tail(end_close, exclude), at_end=True)
+        if self.implicit is not None:
+            node = m.Until(tuple(sorted(exclude)), tuple(_merge_exits(exits)), may_end)
+        else:  # the null sink: only whitespace, and delimiters written whole
+            whole = []
+            for tool_name, (groups, rest) in calls.items():
+                tool = next(t for t in self.tools if t.name == tool_name)
+                for variant in self.open_variants(tool, groups):
+                    whole.append(m.seq(WS, variant, rest))
+            if self.content_block is not None and not content_done:
+                after = self.segment(calls, low, high, end_close, content_done=True)
+                body = self.text_block_rest(self.content_block, after, low == 0)
+                for _, variant in self.delimiter_variants(self.content_block.open):
+                    whole.append(m.seq(WS, variant, body))
+            if may_end:
+                whole.append(self.null_end())
+            node = m.alt(*whole) if whole else m.EMPTY
+        self.g.rules[name] = node
+        return m.Ref(name)
+
+    def null_end(self) -> m.Node:
+        """Without an implicit field, the content block's close literals may
+        still end the turn (the parser drops them)."""
+        if self.content_block is not None and self.content_block.close is not None:
+            end = self.full(self.content_block.close, at_end=True)
+            if end is not None:
+                return m.alt(m.seq(WS, end, WS), WS)
+        return WS
+
+    def pre_node(self, pre) -> m.Node:
+        return rc.to_node(Concat(tuple(pre)), at_start=False) or m.EMPTY
+
+    def tail(self, end_close, exclude) -> m.Node:
+        """After an end-of-turn close the parser reads text again: allow more
+        text and closes, but no more blocks."""
+        if "tail" not in self.g.rules:
+            self.g.rules["tail"] = m.EMPTY
+            exits = self.exits(end_close, m.Ref("tail"), at_end=True)
+            self.g.rules["tail"] = m.Until(tuple(sorted(exclude)), tuple(_merge_exits(exits)), True)
+        return m.Ref("tail")
+
+
+def _merge_exits(exits: list[tuple[str, m.Node]]) -> list[tuple[str, m.Node]]:
+    merged: dict[str, list[m.Node]] = {}
+    for trigger, node in exits:
+        merged.setdefault(trigger, []).append(node)
+    return [(t, m.alt(*nodes)) for t, nodes in merged.items()]
+
+
+def _substitute_key(item, key: str):
+    return item
+
+
+def members_in_order_kv(grammar, order, required, members):
+    from .schema import members_in_order
+
+    return members_in_order(grammar, order, required, members, m.EMPTY)
