@@ -172,6 +172,9 @@ def _content_probes(rec: _Recorder, originals: dict):
         pattern = args.get("tag_pattern")
         try:
             value = originals["xml-inline"](body, args)
+        except AttributeError:
+            rec.add("error.feed.xml-value-group-unmatched-parsed")
+            raise
         except ValueError as error:
             if pattern is None:
                 rec.add("error.feed.xml-no-tag-pattern")
