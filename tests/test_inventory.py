@@ -20,3 +20,25 @@ def test_every_inventory_entry_is_exercised_by_a_vector():
     `python -m compiler vectors`."""
     text, missing = report()
     assert missing == [], text
+
+
+def test_runtime_comments_name_inventory_entries():
+    """The runtime's comments and docstrings cite rules by inventory id
+    ([content.kv-lines.first-separator]); every id cited exists."""
+    import io
+    import re
+    import tokenize
+
+    from compiler.source import PROJECT_ROOT
+
+    ids = {entry["id"] for entry in load_inventory()}
+    text = (PROJECT_ROOT / "runtime" / "core.py").read_text(encoding="utf-8")
+    cited = set()
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type in (tokenize.COMMENT, tokenize.STRING):
+            for group in re.findall(r"\[([a-z][^\]\[]*)\]", token.string):
+                parts = [part for part in re.split(r"[,\s#]+", group) if part]
+                if all(re.fullmatch(r"[a-z][a-z0-9_-]*(\.[A-Za-z0-9_-]+)+|transform(_each)?", p) for p in parts):
+                    cited.update(parts)
+    assert cited, "no inventory ids cited"
+    assert sorted(cited - ids) == []
