@@ -109,7 +109,14 @@ def _cases(file_name: str, template_name: str, template: dict, samples: list[dic
     cases = []
     for sample in samples:
         tools = sample.get("tools", default_tools)
-        for label, chunks in chunkings(sample["output"], f"{file_name}/{sample['id']}"):
+        cuts = chunkings(sample["output"], f"{file_name}/{sample['id']}")
+        # A feature sample may add its own chunkings (empty feeds, a delimiter
+        # cut at a chosen point); they must join to its output.
+        for index, given in enumerate(sample.get("chunkings", [])):
+            if "".join(given) != sample["output"]:
+                raise ValueError(f"{file_name}/{sample['id']}: chunking {index} does not join to the output")
+            cuts.append((f"given{index}", list(given)))
+        for label, chunks in cuts:
             case = {
                 "id": f"{file_name}/{sample['id']}/{label}",
                 "template": template_name,
