@@ -207,3 +207,45 @@ def test_tool_typing_matches_reference(index):
     expected = _Probe(TOOLS)._coerce_tool_calls(copy.deepcopy(CALLS[index]))
     actual = core.type_tool_calls(copy.deepcopy(CALLS[index]), params)
     assert same(actual, expected), (actual, expected)
+
+
+def _forecast(city: str, days: int = 1, metric: bool = True) -> dict:
+    """Weather forecast.
+
+    Args:
+        city: The city.
+        days: How many days.
+        metric: Celsius or not.
+    """
+    return {}
+
+
+class _Service:
+    def lookup(self, query: str, limit: int | None = None) -> list:
+        """Search.
+
+        Args:
+            query: What to look for.
+            limit: At most this many.
+        """
+        return []
+
+
+def test_python_function_tools_match_reference():
+    """Functions (and bound methods) become JSON schemas as in transformers."""
+    tools = [_forecast, _Service().lookup]
+    params = core.tool_parameters(tools)
+    assert params == _Probe(tools)._tool_params
+    assert set(params) == {"_forecast", "lookup"}
+    call = {"function": {"name": "lookup", "arguments": {"query": "x", "limit": "None"}}}
+    assert core.type_tool_calls(call, params)["function"]["arguments"] == {"query": "x", "limit": None}
+
+
+def test_debug_reprs():
+    """The runtime's tables print readably (the IR and generated modules are read by people)."""
+    assert repr(core.Placeholder("content.args")) == "Placeholder('content.args')"
+    assert repr(core.Literals(["<a>", "<abc>"], grows_at_edge=True)) == "Literals(['<abc>', '<a>'], grows_at_edge=True)"
+    lead = core.Lead(r"\s", " \t\n")
+    assert repr(lead) == "Lead('\\\\s')"
+    assert repr(core.FastPath(["<", "|"], leads=[lead])) == "FastPath('<|', leads=(Lead('\\\\s'),))"
+    assert repr(core.Pattern(r"<x>\s*")) == "Pattern('<x>\\\\s*')"
