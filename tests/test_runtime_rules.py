@@ -249,3 +249,32 @@ def test_debug_reprs():
     assert repr(lead) == "Lead('\\\\s')"
     assert repr(core.FastPath(["<", "|"], leads=[lead])) == "FastPath('<|', leads=(Lead('\\\\s'),))"
     assert repr(core.Pattern(r"<x>\s*")) == "Pattern('<x>\\\\s*')"
+
+
+def test_parse_response_matches_reference():
+    """The generated module's parse_response: one text, a batch with one
+    prefix or one per text, tools applied (the vectors drive the streaming API)."""
+    from transformers.utils.chat_parsing import parse_response as reference_parse
+
+    from compiler import compile_template
+
+    template = {
+        "start_anchor": "<|a|>",
+        "fields": {
+            "calls": {"open": "<c>", "close": "</c>", "repeats": True, "content": "json",
+                      "transform": {"function": "{content}"}},
+            "content": {},
+        },
+    }
+    tools = [{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}]
+    module = compile_template(template, name="parse_response_check")
+    texts = ['one<c>{"name": "f", "arguments": {"n": "2"}}</c>', "two", "three"]
+    prefixes = ["<|a|>x", "", "pre<|a|>"]
+    single = module.parse_response(texts[0], prefix=prefixes[0], tools=tools)
+    assert same(single, reference_parse(texts[0], template, prefix=prefixes[0], tools=tools))
+    assert single["calls"][0]["function"]["arguments"] == {"n": 2}
+    batch = module.parse_response(texts, prefix=prefixes, tools=tools)
+    assert same(batch, [reference_parse(t, template, prefix=p, tools=tools) for t, p in zip(texts, prefixes)])
+    one_prefix = module.parse_response(texts, prefix="<|a|>", tools=None)
+    assert same(one_prefix, [reference_parse(t, template, prefix="<|a|>") for t in texts])
+    assert module.parse_response([texts[1]], prefix=[]) == [reference_parse(texts[1], template, prefix="")]
