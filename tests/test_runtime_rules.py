@@ -41,6 +41,8 @@ JSON_CASES = [
     ('{"k": "\x01"}', {"string_delims": [["<<", ">>"]]}),
     ('{"k": "\x02"}', {"string_delims": [["<<", ">>"]]}),
     ('{"k": "\x01"}', {}),
+    ("{k:<<\x01>>}", {"string_delims": [["<<", ">>"]], "unquoted_keys": True}),
+    ("{k:<<\x02>>}", {"string_delims": [["<<", ">>"]], "unquoted_keys": True, "allow_non_json": True}),
     ("{k:<<v>>}", {"string_delims": [["<<", ">>"]], "unquoted_keys": True}),
     ("{k:<<v>>", {"string_delims": [["<<", ">>"]]}),
     ("{k:<<v>>", {"string_delims": [["<<", ">>"]], "allow_non_json": True}),
