@@ -280,3 +280,18 @@ def test_parse_response_matches_reference():
     one_prefix = module.parse_response(texts, prefix="<|a|>", tools=None)
     assert same(one_prefix, [reference_parse(t, template, prefix="<|a|>") for t in texts])
     assert module.parse_response([texts[1]], prefix=[]) == [reference_parse(texts[1], template, prefix="")]
+
+
+def test_fields_expose_their_delimiters():
+    """A generated module's FIELDS carry each field's open and close (tools
+    such as tests/test_linear_time.py read them; the driver uses WATCH)."""
+    from compiler import compile_template
+
+    template = {
+        "start_anchor": "<|a|>",
+        "fields": {"t": {"open": ["<t>", "<tt>"], "close_pattern": r"</t\s*>"}, "content": {}},
+    }
+    fields = {field.name: field for field in compile_template(template, name="fields_check").ResponseParser.FIELDS}
+    assert fields["t"].open.literals == ("<tt>", "<t>")
+    assert fields["t"].close.pattern == r"</t\s*>"
+    assert fields["content"].open is None and fields["content"].close is None
