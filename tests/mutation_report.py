@@ -1,6 +1,7 @@
 """Mutation score of runtime/core.py, from mutmut's stored results.
 
-Run after `nice -n 10 mutmut run` (configured in pyproject.toml):
+Run after `nice -n 10 mutmut run` (configured in pyproject.toml), and
+`python tests/mutation_recheck.py` for survivors killed by tests added since:
 
     python tests/mutation_report.py            # summary and every unexplained mutant
     python tests/mutation_report.py --markdown # the table docs/mutation.md shows
@@ -156,6 +157,11 @@ def main(argv=None) -> int:
     parser.add_argument("--markdown", action="store_true", help="print the score table as markdown")
     args = parser.parse_args(argv)
     statuses = results()
+    rechecked_file = ROOT / "mutants" / "rechecked.json"
+    rechecked = json.loads(rechecked_file.read_text(encoding="utf-8")) if rechecked_file.is_file() else {}
+    for name, verdict in rechecked.items():
+        if verdict == "killed" and statuses.get(name) not in (None, "killed"):
+            statuses[name] = "killed"  # by a vector or test added after the run (tests/mutation_recheck.py)
     equivalents = json.loads(EQUIVALENTS.read_text(encoding="utf-8"))["equivalents"]
     source_lines = CORE.read_text(encoding="utf-8").splitlines()
     counts: dict[str, Counter] = defaultdict(Counter)
