@@ -65,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
         "and write one JSON case per line to tests/vectors/<template>.jsonl.",
     )
     vectors.add_argument("--check", action="store_true", help="write nothing; exit 1 naming stale vector files")
+    vectors.add_argument(
+        "--coverage",
+        action="store_true",
+        help="write nothing; list each entry of tests/vectors/inventory.json with the vectors that exercise it "
+        "(exit 1 when an entry has none)",
+    )
 
     parse = commands.add_parser(
         "parse",
@@ -221,6 +227,13 @@ def _parse(args: argparse.Namespace) -> int:
 
 def _vectors(args: argparse.Namespace) -> int:
     from .vectors import write_all
+
+    if args.coverage:
+        from .coverage import report
+
+        text, missing = report()
+        print(text)
+        return 1 if missing else 0
 
     stale = write_all(check=args.check)
     for path in stale:

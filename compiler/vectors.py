@@ -1,23 +1,49 @@
-"""Conformance vectors: what the reference interpreter does on every bundled
-sample, cut into several chunkings, written as one JSON case per line in
-tests/vectors/<template>.jsonl. Every language's runtime runs the same
-vectors (as protobuf's conformance suite does).
+"""Conformance vectors: what the reference interpreter does on each input,
+cut into several chunkings, written as one JSON case per line in
+tests/vectors/<file>.jsonl. Every language's runtime runs the same vectors
+(as protobuf's conformance suite does). Three sources, all in the project:
 
-Deterministic: the same templates and samples always give the same bytes.
+- every bundled template's samples (templates_src/samples/<name>.json)
+  -> tests/vectors/<name>.jsonl;
+- the feature templates written for the format inventory
+  (tests/vectors/features/<name>.json: a template and its samples)
+  -> tests/vectors/<name>.jsonl, the template copied to
+  tests/vectors/templates/<name>.json for the runners;
+- the differential tests' shapes (tests/shapes.py): seeded combinations of
+  each shape's blocks and delimiter fragments -> tests/vectors/shape_<name>.jsonl
+  (templates not in templates_src/ copied to tests/vectors/templates/).
+
+A case's `template` is templates_src/<template>.json when that exists, else
+tests/vectors/templates/<template>.json. tests/vectors/inventory.json lists
+every rule of the format; `python -m compiler vectors --coverage` names the
+cases that exercise each (compiler/coverage.py).
+
+Deterministic: the same sources always give the same bytes.
 Needs transformers (the reference) to generate; not to run the vectors.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
+import sys
 from pathlib import Path
 
 from .source import PROJECT_ROOT, bundled
 
 SAMPLES_DIR = PROJECT_ROOT / "templates_src" / "samples"
 VECTORS_DIR = PROJECT_ROOT / "tests" / "vectors"
+FEATURES_DIR = VECTORS_DIR / "features"
+TEMPLATES_DIR = VECTORS_DIR / "templates"
+SHAPES_FILE = PROJECT_ROOT / "tests" / "shapes.py"
 RANDOM_CUTTINGS = 3
+# Shape inputs: how many per shape and how long (the per-character chunking
+# makes a case's size grow with its text; the corpus stays a few MB). Shapes
+# of bundled templates get fewer: their samples have vectors already.
+SHAPE_TEXTS = 6
+BUNDLED_SHAPE_TEXTS = 4
+SHAPE_TEXT_LIMIT = 100
 
 
 def chunkings(text: str, seed: str) -> list[tuple[str, list[str]]]:
@@ -68,18 +94,32 @@ def trace(make_parser, chunks: list[str], error_type=_class_name) -> dict:
 
 
 def cases_for(name: str) -> list[dict]:
+    """The vectors of a bundled template's samples."""
     template = json.loads((PROJECT_ROOT / "templates_src" / f"{name}.json").read_text(encoding="utf-8"))
     samples_file = SAMPLES_DIR / f"{name}.json"
     if not samples_file.is_file():
         return []
     samples = json.loads(samples_file.read_text(encoding="utf-8"))["samples"]
+    return _cases(name, name, template, samples)
+
+
+def _cases(file_name: str, template_name: str, template: dict, samples: list[dict], default_tools=None) -> list[dict]:
+    """Each sample in each chunking, with the reference's trace. A sample
+    without a `tools` key gets `default_tools`."""
     cases = []
     for sample in samples:
-        for label, chunks in chunkings(sample["output"], f"{name}/{sample['id']}"):
-            tools = sample.get("tools")
+        tools = sample.get("tools", default_tools)
+        cuts = chunkings(sample["output"], f"{file_name}/{sample['id']}")
+        # A feature sample may add its own chunkings (empty feeds, a delimiter
+        # cut at a chosen point); they must join to its output.
+        for index, given in enumerate(sample.get("chunkings", [])):
+            if "".join(given) != sample["output"]:
+                raise ValueError(f"{file_name}/{sample['id']}: chunking {index} does not join to the output")
+            cuts.append((f"given{index}", list(given)))
+        for label, chunks in cuts:
             case = {
-                "id": f"{name}/{sample['id']}/{label}",
-                "template": name,
+                "id": f"{file_name}/{sample['id']}/{label}",
+                "template": template_name,
                 "prefix": sample["prefix"],
                 "chunks": chunks,
                 "tools": tools,
@@ -89,17 +129,76 @@ def cases_for(name: str) -> list[dict]:
     return cases
 
 
+def feature_sources() -> dict[str, dict]:
+    """name -> {"doc", "template", "tools"?, "samples"} from tests/vectors/features/."""
+    return {
+        path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(FEATURES_DIR.glob("*.json"))
+    }
+
+
+def load_shapes() -> list:
+    """The differential tests' shapes (tests/shapes.py), loaded by path."""
+    if not SHAPES_FILE.is_file():
+        return []
+    name = "_vector_shapes"
+    spec = importlib.util.spec_from_file_location(name, SHAPES_FILE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[name]
+    return list(module.SHAPES)
+
+
+def shape_samples(shape, count: int = SHAPE_TEXTS) -> list[dict]:
+    """Seeded inputs from a shape: blocks (well-formed regions) mixed with
+    vocabulary pieces (broken and split delimiters, noise), each prefix and
+    the shape's tools in turn. Texts are cut at SHAPE_TEXT_LIMIT characters."""
+    rng = random.Random(f"shape/{shape.name}")
+    blocks = list(shape.blocks)
+    vocabulary = shape.vocabulary()
+    samples = []
+    for index in range(count):
+        pieces = []
+        for _ in range(rng.randint(1, 6)):
+            pieces.append(rng.choice(blocks) if rng.random() < 0.6 else rng.choice(vocabulary))
+        text = "".join(pieces)[:SHAPE_TEXT_LIMIT]
+        prefix = shape.prefixes[index % len(shape.prefixes)]
+        if index % 4 == 3:
+            prefix += rng.choice(blocks)[:SHAPE_TEXT_LIMIT // 2]
+        tools = shape.tools if shape.tools and index % 2 == 0 else None
+        samples.append({"id": f"{index:02d}", "prefix": prefix, "output": text, "tools": tools})
+    return samples
+
+
 def render(cases: list[dict]) -> str:
     return "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in cases)
 
 
+def _template_text(template: dict) -> str:
+    return json.dumps(template, indent=2, ensure_ascii=False) + "\n"
+
+
 def expected_files() -> dict[Path, str]:
-    """vectors file -> its content, for every template with samples."""
+    """Every vectors file (and copied template) -> its content."""
     out = {}
     for path in bundled():
         cases = cases_for(path.stem)
         if cases:
             out[VECTORS_DIR / f"{path.stem}.jsonl"] = render(cases)
+    for name, feature in feature_sources().items():
+        out[TEMPLATES_DIR / f"{name}.json"] = _template_text(feature["template"])
+        cases = _cases(name, name, feature["template"], feature["samples"], feature.get("tools"))
+        out[VECTORS_DIR / f"{name}.jsonl"] = render(cases)
+    bundled_names = {path.stem for path in bundled()}
+    for shape in load_shapes():
+        if shape.name not in bundled_names:
+            out[TEMPLATES_DIR / f"{shape.name}.json"] = _template_text(shape.template)
+        file_name = f"shape_{shape.name}"
+        count = BUNDLED_SHAPE_TEXTS if shape.name in bundled_names else SHAPE_TEXTS
+        samples = shape_samples(shape, count)
+        out[VECTORS_DIR / f"{file_name}.jsonl"] = render(_cases(file_name, shape.name, shape.template, samples))
     return out
 
 
@@ -113,7 +212,7 @@ def write_all(check: bool = False) -> list[Path]:
             if not check:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
-    for path in sorted(VECTORS_DIR.glob("*.jsonl")):
+    for path in sorted(VECTORS_DIR.glob("*.jsonl")) + sorted(TEMPLATES_DIR.glob("*.json")):
         if path not in expected:
             stale.append(path)
             if not check:

@@ -30,22 +30,35 @@ def regex_module():
 
 # --------------------------------------------------------------------------
 # Content parsers: body text of a closed region -> value.
+#
+# Comments in [brackets] name the entries of tests/vectors/inventory.json
+# whose vectors pin each rule (docs/format.md states them); ports follow the
+# inventory, not this code.
 # --------------------------------------------------------------------------
 
 
 def parse_text(text, args):
+    # str.strip: Unicode whitespace [content.text.strip, content.text.strip-false,
+    # content.text.whitespace-only, content.text.crlf]
     return text.strip() if args.get("strip", True) else text
 
 
 def parse_int(text, args):
+    # Python int(): sign, surrounding whitespace, underscores, Unicode digits,
+    # any size [content.int, content.int.strip-false, content.number.underscore,
+    # content.number.unicode-digits, content.int.beyond-double, content.int.error]
     return int(parse_text(text, args))
 
 
 def parse_float(text, args):
+    # Python float(): exponents, nan/inf words [content.float, content.float.exponent,
+    # content.float.error]
     return float(parse_text(text, args))
 
 
 def parse_bool(text, args):
+    # Never an error [content.bool.true, content.bool.true-any-case, content.bool.one,
+    # content.bool.other-false]
     return parse_text(text, args).lower() in ("true", "1")
 
 
@@ -55,7 +68,12 @@ _SENTINEL_OPEN, _SENTINEL_CLOSE = "\x01", "\x02"
 
 
 def parse_json(text, args):
+    """json.loads after the dialect rewrites, in the reference's order:
+    string_delims to sentinels, unquoted_keys, sentinels to JSON strings
+    [content.json, content.json.nan-infinity, content.json.duplicate-keys,
+    content.json.unicode-escapes, content.json.beyond-double]."""
     string_delims = args.get("string_delims", [])
+    # Checked before anything else, so allow_non_json does not apply [error.feed.json-sentinel]
     if string_delims and (_SENTINEL_OPEN in text or _SENTINEL_CLOSE in text):
         raise ValueError("json: input contains reserved sentinel characters (\\x01/\\x02); cannot parse safely.")
     working = text
@@ -67,9 +85,12 @@ def parse_json(text, args):
             strings.append(match.group(1))
             return f"{_SENTINEL_OPEN}{len(strings) - 1}{_SENTINEL_CLOSE}"
 
+        # Pair by pair, non-greedy, across newlines [content.json.string_delims.parsed,
+        # content.json.string_delims.several]
         for open_delim, close_delim in string_delims:
             pattern = rx.escape(open_delim) + r"(.*?)" + rx.escape(close_delim)
             working = rx.sub(pattern, stash, working, flags=rx.DOTALL)
+    # Only a \w+ key right after "{" or "," [content.json.unquoted_keys.quoted]
     if args.get("unquoted_keys", False):
         working = regex_module().sub(r"(?<=[{,])(\w+):", r'"\1":', working)
     for index, value in enumerate(strings):
@@ -77,6 +98,8 @@ def parse_json(text, args):
     try:
         return json.loads(working)
     except json.JSONDecodeError as error:
+        # The original body, not the rewritten one [content.json.allow_non_json,
+        # content.json.allow_non_json.strip-false]
         if args.get("allow_non_json"):
             return parse_text(text, args)
         if working == text:
@@ -87,6 +110,7 @@ def parse_json(text, args):
 
 
 def _parse_value(raw, value_parser):
+    # name defaults to text [content.value_parser, content.value_parser.default-text]
     if value_parser is None:
         return raw
     return parse_content(raw, value_parser.get("name", "text"), value_parser.get("args", {}))
@@ -94,7 +118,7 @@ def _parse_value(raw, value_parser):
 
 def parse_xml_inline(text, args):
     tag_pattern = args.get("tag_pattern")
-    if tag_pattern is None:
+    if tag_pattern is None:  # at the close, not at load [error.feed.xml-no-tag-pattern]
         raise ValueError("xml-inline: 'tag_pattern' content_arg is required")
     value_parser = args.get("value_parser")
     merge = args.get("merge_duplicates", False)
@@ -103,9 +127,13 @@ def parse_xml_inline(text, args):
     for match in rx.finditer(tag_pattern, text, flags=rx.DOTALL):
         groups = match.groupdict()
         key = groups.get("key")
-        if key is None:
+        if key is None:  # absent or not taking part [error.feed.xml-no-key-group]
             raise ValueError(f"xml-inline: tag_pattern must have a named group 'key'. Pattern: {tag_pattern}")
+        # No value group: ""; one that did not take part: None, which a value
+        # parser cannot strip [content.xml-inline.value-missing,
+        # error.feed.xml-value-group-unmatched-parsed]
         value = _parse_value(groups.get("value", ""), value_parser)
+        # [content.xml-inline.merge_duplicates, content.xml-inline.duplicates-last-wins]
         if merge and key in out:
             if not isinstance(out[key], list):
                 out[key] = [out[key]]
@@ -120,10 +148,12 @@ def parse_kv_lines(text, args):
     kv_sep = args.get("kv_sep", ":")
     value_parser = args.get("value_parser")
     out = {}
-    for line in text.split(line_sep):
+    for line in text.split(line_sep):  # [content.kv-lines.line_sep]
         line = parse_text(line, args)
-        if not line or kv_sep not in line:
+        if not line or kv_sep not in line:  # [content.kv-lines.line-skipped]
             continue
+        # At the first separator; later keys overwrite [content.kv-lines.first-separator,
+        # content.kv-lines.kv_sep, content.kv-lines.strip-false, content.kv-lines.duplicates-last-wins]
         key, value = line.split(kv_sep, 1)
         out[parse_text(key, args)] = _parse_value(parse_text(value, args), value_parser)
     return out
@@ -150,7 +180,8 @@ def parse_content(text, name, args):
 
 
 class Placeholder:
-    """A whole-string `"{root.key.key}"` in a transform: looked up in scope."""
+    """A whole-string `"{root.key.key}"` in a transform: looked up in scope.
+    Other strings (`"{ x }"`, `"{}"`) stay literals [transform.braces-literal]."""
 
     __slots__ = ("path", "root", "keys")
 
@@ -163,15 +194,15 @@ class Placeholder:
         return f"Placeholder({self.path!r})"
 
     def resolve(self, scope):
-        if self.root not in scope:
+        if self.root not in scope:  # [error.transform.unknown-name]
             raise KeyError(f"transform placeholder '{{{self.path}}}' is not defined. Available: {sorted(scope)}")
         value = scope[self.root]
-        for key in self.keys:
-            if not isinstance(value, dict):
+        for key in self.keys:  # [transform.dotted]
+            if not isinstance(value, dict):  # [error.transform.index-non-dict]
                 raise ValueError(
                     f"transform placeholder '{{{self.path}}}' cannot index into {type(value).__name__} at '{key}'"
                 )
-            if key not in value:
+            if key not in value:  # [error.transform.missing-key]
                 raise ValueError(
                     f"transform placeholder '{{{self.path}}}' is missing key '{key}'. Available: {sorted(value)}"
                 )
@@ -181,7 +212,8 @@ class Placeholder:
 
 def apply_transform(node, scope):
     """Build a transform's value: dicts and lists are rebuilt, placeholders
-    looked up (keeping the value's type), other values kept as they are."""
+    looked up (keeping the value's type), other values kept as they are
+    [transform.nested, transform.type-kept, transform.scalars-kept, transform.whole-value]."""
     if isinstance(node, dict):
         return {key: apply_transform(value, scope) for key, value in node.items()}
     if isinstance(node, list):
@@ -241,19 +273,22 @@ class Field:
         if self.transform is None:
             return value
         if not self.transform_each:
+            # content wins over a capture of that name [transform.capture,
+            # transform.content-shadows-capture]
             return apply_transform(self.transform, {**captures, "content": value})
-        if not isinstance(value, list):
+        if not isinstance(value, list):  # [error.transform_each.not-list]
             raise ValueError(
                 f"Field '{self.name}': transform_each requires the parsed content to be a list, "
                 f"got {type(value).__name__}."
             )
         out = []
         for item in value:
-            if not isinstance(item, dict):
+            if not isinstance(item, dict):  # [error.transform_each.item-not-dict]
                 raise ValueError(
                     f"Field '{self.name}': transform_each requires each list element to be a dict, "
                     f"got {type(item).__name__}."
                 )
+            # the element's keys win over captures [transform_each, transform_each.item-shadows-capture]
             out.append(apply_transform(self.transform, {**captures, **item}))
         return out
 
@@ -264,7 +299,10 @@ class Field:
 
 
 def schema_types(schema):
-    """The JSON-schema type names a parameter declares, in order."""
+    """The JSON-schema type names a parameter declares, in order: type (string
+    or list), anyOf, oneOf, then null for nullable [typing.schema.type-list,
+    typing.schema.anyOf, typing.schema.oneOf, typing.schema.nullable,
+    typing.schema.untyped]."""
     if not isinstance(schema, dict):
         return ()
     declared = schema.get("type")
@@ -281,25 +319,28 @@ def schema_types(schema):
 
 def _cast_one(raw, type_name):
     """Cast `raw` to one JSON-schema type; raise ValueError when it does not fit."""
-    if type_name == "integer":
+    if type_name == "integer":  # [typing.integer, typing.integer.fails]
         try:
             return int(raw)
         except ValueError:
-            number = float(raw)  # whole numbers written as floats, e.g. "3.0"
+            number = float(raw)  # whole numbers written as floats, e.g. "3.0" [typing.integer.whole-float-text]
             if number.is_integer():
                 return int(number)
     elif type_name == "number":
+        # NaN and infinities fail; an int when whole and written without "."
+        # [typing.number.int, typing.number.float, typing.number.fails]
         number = float(raw)
         if number == number and number not in (float("inf"), float("-inf")):
             return int(number) if number.is_integer() and "." not in raw else number
-    elif type_name == "boolean":
+    elif type_name == "boolean":  # [typing.boolean.word, typing.boolean.digit, typing.boolean.fails]
         word = raw.strip().lower()
         if word in ("true", "1", "false", "0"):
             return word in ("true", "1")
-    elif type_name == "null":
+    elif type_name == "null":  # case-sensitive [typing.null.null, typing.null.None, typing.null.fails]
         if raw.strip() in ("null", "None"):
             return None
     elif type_name in ("object", "array"):
+        # [typing.object, typing.object.fails, typing.array, typing.array.fails]
         decoded = json.loads(raw)
         if isinstance(decoded, dict if type_name == "object" else list):
             return decoded
@@ -307,7 +348,9 @@ def _cast_one(raw, type_name):
 
 
 def cast_argument(raw, types):
-    """The first type that `raw` casts to wins; otherwise `raw` stays a string."""
+    """The first type that `raw` casts to wins; otherwise `raw` stays a string
+    [typing.union, typing.union.later-type-wins, typing.all-fail-stays-string,
+    typing.string.fails, typing.unknown-type]."""
     for type_name in types:
         try:
             return _cast_one(raw, type_name)
@@ -327,7 +370,8 @@ def _json_schema_of(function):
 
 
 def tool_parameters(tools):
-    """Map tool name -> its JSON-schema `properties` (or {})."""
+    """Map tool name -> its JSON-schema `properties` (or {})
+    [typing.tools.function-shape, typing.tools.bare-shape, typing.tool-without-properties]."""
     params = {}
     for tool in tools or []:
         if inspect.isfunction(tool) or inspect.ismethod(tool):
@@ -342,7 +386,10 @@ def tool_parameters(tools):
 
 def type_tool_calls(value, params):
     """Cast string arguments of `{"function": {"name", "arguments"}}` values
-    (or lists of them) to the types their tool's schema declares, in place."""
+    (or lists of them) to the types their tool's schema declares, in place:
+    any field's value, not only tool_calls [typing.applied, typing.applied-to-list,
+    typing.not-a-call-skipped, typing.tool-unknown, typing.argument-not-in-schema,
+    typing.non-string-untouched]."""
     if isinstance(value, list):
         return [type_tool_calls(item, params) for item in value]
     function = value.get("function") if isinstance(value, dict) else None
@@ -363,6 +410,7 @@ def type_tool_calls(value, params):
                 arguments[key] = cast_argument(argument, types)
             elif isinstance(argument, list) and "array" not in types:
                 # repeated keys collected by xml-inline's merge_duplicates
+                # [typing.list-elementwise, typing.array-list-untouched]
                 arguments[key] = [cast_argument(item, types) if isinstance(item, str) else item for item in argument]
     return value
 

@@ -1,0 +1,297 @@
+"""The runtime's content parsers, transforms and tool typing, rule by rule,
+against the reference's own functions on tables of edge inputs.
+
+The conformance vectors pin these rules for every port (see
+tests/vectors/inventory.json); these tables add the Python-only detail
+(exception classes of each rule in isolation, many inputs per rule) cheaply,
+so mutation testing of runtime/core.py has fast, precise killers.
+"""
+
+from __future__ import annotations
+
+import pytest
+from transformers.utils.chat_parsing import content_parsers as ref_parsers
+from transformers.utils.chat_parsing import response_parser as ref_driver
+
+from differential import same
+from runtime import core
+
+NUMBERS = [
+    "3", " 7 ", "-0", "+4", "1_000", "٣", "3.0", "3.5", "-2.50", "1e3", "1E-2", ".5", "5.", "0x10", "inf", "-inf",
+    "nan", "NaN", "Infinity", "1e400", "9007199254740993", "18446744073709551616", "1" * 400, "", "  ", "abc",
+    "1,5", "true", "1.0e0", "3.000", "-3.0", "1e16", "0.1",
+]
+BOOLS = ["true", "TRUE", " True ", "1", " 1\n", "0", "false", "yes", "", "tRuE", "10", "İ"]
+
+TEXTS = ["", " ", "\t\n", "  a b  ", "\r\nx\r\n", "🙂 ", "\u00a0x\u2003", "x"]
+
+JSON_CASES = [
+    ('{"a": 1}', {}),
+    ("  [1, 2]  ", {}),
+    ("NaN", {}),
+    ("not json", {}),
+    ("not json ", {"allow_non_json": True}),
+    ("  not json  ", {"allow_non_json": True, "strip": False}),
+    ("{a:1,b_c:2}", {"unquoted_keys": True}),
+    ("{a:1}", {}),
+    ("{ a:1}", {"unquoted_keys": True}),
+    ('{"k":<|"|>x "y"\n z<|"|>}', {"string_delims": [['<|"|>', '<|"|>']]}),
+    ('{"k":<<a>>, "j":<<b>>}', {"string_delims": [["<<", ">>"]]}),
+    ('{"k":<<a>>, "j":[[b]]}', {"string_delims": [["<<", ">>"], ["[[", "]]"]]}),
+    ('{"k": "\x01"}', {"string_delims": [["<<", ">>"]]}),
+    ('{"k": "\x02"}', {"string_delims": [["<<", ">>"]]}),
+    ('{"k": "\x01"}', {}),
+    ("{k:<<\x01>>}", {"string_delims": [["<<", ">>"]], "unquoted_keys": True}),
+    ("{k:<<\x02>>}", {"string_delims": [["<<", ">>"]], "unquoted_keys": True, "allow_non_json": True}),
+    ("{k:<<v>>}", {"string_delims": [["<<", ">>"]], "unquoted_keys": True}),
+    ("{k:<<v>>", {"string_delims": [["<<", ">>"]]}),
+    ("{k:<<v>>", {"string_delims": [["<<", ">>"]], "allow_non_json": True}),
+    ('{"a": 1, "a": 2}', {}),
+]
+
+XML = r"<(?P<key>\w+)>(?P<value>.*?)</(?P=key)>"
+XML_CASES = [
+    ("<a>1</a><b> 2 </b>", {"tag_pattern": XML}),
+    ("<a>1</a><a>2</a><a>3</a>", {"tag_pattern": XML}),
+    ("<a>1</a><a>2</a><a>3</a>", {"tag_pattern": XML, "merge_duplicates": True}),
+    ("<a>1</a><b>x</b><a>2</a>", {"tag_pattern": XML, "merge_duplicates": True, "value_parser": {"name": "int"}}),
+    ("<a> 4 </a>", {"tag_pattern": XML, "value_parser": {"name": "int"}}),
+    ("<a> 4 </a>", {"tag_pattern": XML, "value_parser": {"args": {"strip": False}}}),
+    ("<a>x\ny</a>", {"tag_pattern": XML}),
+    ("<a>1</a>", {"tag_pattern": r"<(?P<key>\w+)>"}),
+    ("<a>1</a>", {"tag_pattern": r"<(?P<name>\w+)>"}),
+    ("<a>1</a>", {}),
+    ("", {"tag_pattern": XML}),
+    ("<a>1</a>", {"tag_pattern": r"<(?P<key>\w+)>(?:(?P<value>\d)|x)</(?P=key)>"}),
+]
+
+KV_CASES = [
+    ("a: 1\nb:2\n\nbad\n c : d : e ", {}),
+    ("a=1;b=2", {"line_sep": ";", "kv_sep": "="}),
+    (" a = 1 \n b = 2 ", {"kv_sep": "=", "strip": False}),
+    ("a: 1\na: 2", {}),
+    ("a: 3\nb: x", {"value_parser": {"name": "int"}}),
+    ("x: 3", {"value_parser": {"name": "float"}}),
+    ("x: yes\ny: 1", {"value_parser": {"name": "bool"}}),
+    ("k: v\r\nk2: v2\r\n", {}),
+    (":\n: v\nk:", {}),
+    ("a:b", {"kv_sep": "::"}),
+    ("a::b::c", {"kv_sep": "::"}),
+    ("", {}),
+    ("   ", {"strip": False}),
+    ("\n", {"strip": False}),
+]
+
+
+def outcome(function, *args):
+    try:
+        return ("value", function(*args))
+    except Exception as error:  # noqa: BLE001 - the class is the result
+        return ("error", type(error))
+
+
+CONTENT_CASES = (
+    [("text", t, {}) for t in TEXTS]
+    + [("text", t, {"strip": False}) for t in TEXTS]
+    + [(name, t, {}) for name in ("int", "float") for t in NUMBERS]
+    + [("int", " 5 ", {"strip": False}), ("float", " 5 ", {"strip": False})]
+    + [("bool", t, {}) for t in BOOLS]
+    + [("bool", " true", {"strip": False})]
+    + [("json", t, a) for t, a in JSON_CASES]
+    + [("xml-inline", t, a) for t, a in XML_CASES]
+    + [("kv-lines", t, a) for t, a in KV_CASES]
+)
+
+
+@pytest.mark.parametrize("name,text,args", CONTENT_CASES)
+def test_content_parser_matches_reference(name, text, args):
+    expected = outcome(ref_parsers.parse_content, text, name, args)
+    actual = outcome(core.parse_content, text, name, args)
+    assert same(actual, expected), (actual, expected)
+
+
+TYPES = [
+    ("integer",), ("number",), ("boolean",), ("null",), ("object",), ("array",), ("string",), ("mystery",),
+    ("integer", "null"), ("null", "integer"), ("boolean", "integer"), ("number", "integer"), ("array", "object"),
+    ("object", "array"), ("string", "integer"), (),
+]
+RAWS = NUMBERS + BOOLS + ["null", "None", " None ", "none", '{"a": 1}', "[1, 2]", "[", "{}", "[]", '"x"', "1.5e0"]
+
+
+@pytest.mark.parametrize("types", TYPES, ids=["-".join(t) or "none" for t in TYPES])
+def test_cast_matches_reference(types):
+    for raw in RAWS:
+        expected = ref_driver._coerce(raw, types)
+        actual = core.cast_argument(raw, types)
+        assert same(actual, expected), (raw, types, actual, expected)
+
+
+SCHEMAS = [
+    {"type": "integer"},
+    {"type": ["integer", "null"]},
+    {"type": ["string", 3, "number"]},
+    {"anyOf": [{"type": "null"}, {"type": "integer"}]},
+    {"oneOf": [{"type": "boolean"}, {"anyOf": [{"type": "array"}]}]},
+    {"type": "string", "nullable": True},
+    {"type": "null", "nullable": True},
+    {"type": ["integer", "null"], "nullable": True},
+    {"nullable": True},
+    {"anyOf": None, "oneOf": [], "type": "number"},
+    {"type": "integer", "anyOf": [{"type": "string"}], "oneOf": [{"type": "null"}]},
+    {},
+    "integer",
+    None,
+    {"type": 5},
+    {"anyOf": ["integer", {"type": "number"}]},
+]
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=[str(i) for i in range(len(SCHEMAS))])
+def test_schema_types_match_reference(schema):
+    assert core.schema_types(schema) == ref_driver._schema_types(schema)
+
+
+SCOPE = {"content": {"a": {"b": [1, 2]}, "n": None}, "name": "f"}
+PLACEHOLDERS = ["content", "content.a", "content.a.b", "content.n", "name", "missing", "content.x", "content.a.b.c",
+                "name.x", "content.n.x"]
+
+
+@pytest.mark.parametrize("path", PLACEHOLDERS)
+def test_placeholder_matches_reference(path):
+    transform = {"v": "{" + path + "}", "k": [1, "{name}", None, True, "plain"]}
+    expected = outcome(ref_parsers._apply_transform, transform, SCOPE)
+    compiled = {"v": core.Placeholder(path), "k": [1, core.Placeholder("name"), None, True, "plain"]}
+    actual = outcome(core.apply_transform, compiled, SCOPE)
+    assert same(actual, expected), (actual, expected)
+
+
+TOOLS = [
+    {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+        "n": {"type": "integer"}, "b": {"type": "boolean"}, "s": {"type": "string"}, "u": {"type": ["null", "number"]},
+        "a": {"type": "array"}, "o": {"type": "object"}, "e": {}}}}},
+    {"name": "g", "parameters": {"properties": {"n": {"type": "integer"}}}},
+    {"name": "h", "parameters": {"properties": "not a dict"}},
+    {"name": "p"},
+    {"function": {"name": 5, "parameters": {"properties": {"n": {"type": "integer"}}}}},
+    "not a tool",
+]
+CALLS = [
+    {"function": {"name": "f", "arguments": {"n": "3.0", "b": "0", "s": "4", "u": "None", "a": "[1]", "o": "{}",
+                                            "e": "5", "z": "6"}}},
+    {"function": {"name": "f", "arguments": {"n": ["1", "x", 2], "a": ["1", "2"], "b": [True, "1"]}}},
+    {"function": {"name": "g", "arguments": {"n": "7"}}},
+    {"function": {"name": "h", "arguments": {"n": "7"}}},
+    {"function": {"name": "p", "arguments": {"n": "7"}}},
+    {"function": {"name": "q", "arguments": {"n": "7"}}},
+    {"function": {"name": "f", "arguments": '{"n": "7"}'}},
+    {"function": {"name": 5, "arguments": {"n": "7"}}},
+    {"function": "f"},
+    {"type": "function", "function": {"name": "g", "arguments": {"n": "8"}}},
+    [{"function": {"name": "g", "arguments": {"n": "9"}}}, [{"function": {"name": "g", "arguments": {"n": "10"}}}]],
+    "text",
+    None,
+]
+
+
+class _Probe(ref_driver.ResponseParser):
+    """The reference's tool-call typing, reached through its constructor."""
+
+    def __init__(self, tools):
+        super().__init__({"start_anchor": "x", "fields": {"content": {}}}, prefix="", tools=tools)
+
+
+@pytest.mark.parametrize("index", range(len(CALLS)))
+def test_tool_typing_matches_reference(index):
+    import copy
+
+    params = core.tool_parameters(TOOLS)
+    assert params == _Probe(TOOLS)._tool_params
+    expected = _Probe(TOOLS)._coerce_tool_calls(copy.deepcopy(CALLS[index]))
+    actual = core.type_tool_calls(copy.deepcopy(CALLS[index]), params)
+    assert same(actual, expected), (actual, expected)
+
+
+def _forecast(city: str, days: int = 1, metric: bool = True) -> dict:
+    """Weather forecast.
+
+    Args:
+        city: The city.
+        days: How many days.
+        metric: Celsius or not.
+    """
+    return {}
+
+
+class _Service:
+    def lookup(self, query: str, limit: int | None = None) -> list:
+        """Search.
+
+        Args:
+            query: What to look for.
+            limit: At most this many.
+        """
+        return []
+
+
+def test_python_function_tools_match_reference():
+    """Functions (and bound methods) become JSON schemas as in transformers."""
+    tools = [_forecast, _Service().lookup]
+    params = core.tool_parameters(tools)
+    assert params == _Probe(tools)._tool_params
+    assert set(params) == {"_forecast", "lookup"}
+    call = {"function": {"name": "lookup", "arguments": {"query": "x", "limit": "None"}}}
+    assert core.type_tool_calls(call, params)["function"]["arguments"] == {"query": "x", "limit": None}
+
+
+def test_debug_reprs():
+    """The runtime's tables print readably (the IR and generated modules are read by people)."""
+    assert repr(core.Placeholder("content.args")) == "Placeholder('content.args')"
+    assert repr(core.Literals(["<a>", "<abc>"], grows_at_edge=True)) == "Literals(['<abc>', '<a>'], grows_at_edge=True)"
+    lead = core.Lead(r"\s", " \t\n")
+    assert repr(lead) == "Lead('\\\\s')"
+    assert repr(core.FastPath(["<", "|"], leads=[lead])) == "FastPath('<|', leads=(Lead('\\\\s'),))"
+    assert repr(core.Pattern(r"<x>\s*")) == "Pattern('<x>\\\\s*')"
+
+
+def test_parse_response_matches_reference():
+    """The generated module's parse_response: one text, a batch with one
+    prefix or one per text, tools applied (the vectors drive the streaming API)."""
+    from transformers.utils.chat_parsing import parse_response as reference_parse
+
+    from compiler import compile_template
+
+    template = {
+        "start_anchor": "<|a|>",
+        "fields": {
+            "calls": {"open": "<c>", "close": "</c>", "repeats": True, "content": "json",
+                      "transform": {"function": "{content}"}},
+            "content": {},
+        },
+    }
+    tools = [{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}]
+    module = compile_template(template, name="parse_response_check")
+    texts = ['one<c>{"name": "f", "arguments": {"n": "2"}}</c>', "two", "three"]
+    prefixes = ["<|a|>x", "", "pre<|a|>"]
+    single = module.parse_response(texts[0], prefix=prefixes[0], tools=tools)
+    assert same(single, reference_parse(texts[0], template, prefix=prefixes[0], tools=tools))
+    assert single["calls"][0]["function"]["arguments"] == {"n": 2}
+    batch = module.parse_response(texts, prefix=prefixes, tools=tools)
+    assert same(batch, [reference_parse(t, template, prefix=p, tools=tools) for t, p in zip(texts, prefixes)])
+    one_prefix = module.parse_response(texts, prefix="<|a|>", tools=None)
+    assert same(one_prefix, [reference_parse(t, template, prefix="<|a|>") for t in texts])
+    assert module.parse_response([texts[1]], prefix=[]) == [reference_parse(texts[1], template, prefix="")]
+
+
+def test_fields_expose_their_delimiters():
+    """A generated module's FIELDS carry each field's open and close (tools
+    such as tests/test_linear_time.py read them; the driver uses WATCH)."""
+    from compiler import compile_template
+
+    template = {
+        "start_anchor": "<|a|>",
+        "fields": {"t": {"open": ["<t>", "<tt>"], "close_pattern": r"</t\s*>"}, "content": {}},
+    }
+    fields = {field.name: field for field in compile_template(template, name="fields_check").ResponseParser.FIELDS}
+    assert fields["t"].open.literals == ("<tt>", "<t>")
+    assert fields["t"].close.pattern == r"</t\s*>"
+    assert fields["content"].open is None and fields["content"].close is None
