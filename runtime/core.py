@@ -635,6 +635,121 @@ class Leads:
         return start
 
 
+class Scanner:
+    """A state's watched delimiters as one lexer over the unconsumed tail.
+
+    Built once per parser class and state from the delimiters' trigger
+    strings (compiler analysis: every match is lead characters then one of
+    them). It answers the hold-back question for a tail that holds no whole
+    trigger string, from the tail's last `longest - 1` characters only:
+    - a proper prefix of a trigger string at the end is a partial match of
+      every delimiter owning it; for exact delimiters (literals, or leads
+      then the trigger with nothing else before it) the partial match starts
+      at that prefix, or at the run of the delimiter's lead class before it;
+    - otherwise a tail ending in lead characters is a partial match of the
+      state's hold lead from the start of that run;
+    - otherwise nothing is pending and all of the tail is routed.
+    Anything else (a whole trigger string, a prefix owned by an inexact
+    delimiter) goes to the general search, which runs the delimiters.
+    """
+
+    __slots__ = ("strings", "firsts", "single", "prefixes", "longest", "leads", "lead_ascii", "hold_lead")
+
+    def __init__(self, watch, fast):
+        strings = []
+        prefixes = {}
+        for _kind, _index, delim in watch:
+            if delim.literals is not None:
+                owned, lead = delim.literals, None
+                exact = True
+            else:
+                owned = delim.triggers
+                exact = delim.exact
+                lead = delim.first_lead if exact and delim.leads else None
+            for string in owned:
+                strings.append(string)
+                for size in range(1, len(string)):
+                    prefix = string[:size]
+                    rule = prefixes.get(prefix, ())
+                    if not exact or rule is None:
+                        prefixes[prefix] = None
+                    elif lead is not None and lead not in rule:
+                        prefixes[prefix] = rule + (lead,)
+                    else:
+                        prefixes[prefix] = rule
+        self.strings = tuple(dict.fromkeys(strings))
+        self.firsts = "".join(sorted({string[0] for string in self.strings}))
+        self.single = self.firsts if len(self.firsts) == 1 else None
+        self.prefixes = prefixes
+        self.longest = max(map(len, self.strings))
+        self.leads = fast.leads
+        self.lead_ascii = fast.leads.ascii
+        self.hold_lead = fast.hold_lead
+
+    @classmethod
+    def of_state(cls, watch, fast):
+        """The scanner for a state, or None when its delimiters give no
+        trigger strings or a trigger could start inside a lead run."""
+        if fast is None or not watch:
+            return None
+        for _kind, _index, delim in watch:
+            if delim.literals is None and delim.triggers is None:
+                return None
+        scanner = cls(watch, fast)
+        if any(scanner.leads.holds_char(char) for char in scanner.firsts):
+            return None
+        return scanner
+
+    def hold(self, tail):
+        """Where the held text starts in `tail` (len(tail): nothing held), or
+        -1 when only the general search can tell."""
+        for string in self.strings:
+            if string in tail:
+                return -1
+        size = len(tail)
+        low = size - self.longest + 1
+        if low < 0:
+            low = 0
+        single = self.single
+        if single is not None:
+            at = tail.find(single, low)
+            while at >= 0:
+                rule = self.prefixes.get(tail[at:], False)
+                if rule is not False:
+                    return self._extend(tail, at, rule)
+                at = tail.find(single, at + 1)
+        else:
+            firsts = self.firsts
+            prefixes = self.prefixes
+            for at in range(low, size):
+                if tail[at] in firsts:
+                    rule = prefixes.get(tail[at:], False)
+                    if rule is not False:
+                        return self._extend(tail, at, rule)
+        last = tail[-1]
+        if last in self.lead_ascii or (last > "\x7f" and self.leads.holds_char(last)):
+            start = self.leads.run_start(tail, size)
+            if self.hold_lead is None or not self.hold_lead.holds(tail[start:]):
+                return -1
+            return start
+        return size
+
+    @staticmethod
+    def _extend(tail, at, rule):
+        """The partial matches of a trigger prefix at `at` start there, or at
+        the run of a delimiter's lead class before it."""
+        if rule is None:
+            return -1
+        hold = at
+        for lead in rule:
+            start = at
+            while start > 0 and lead.holds(tail[start - 1]):
+                start -= 1
+            if start < hold:
+                hold = start
+        return hold
+
+
 def last_anchor_end(anchor, text):
     """End of the last non-overlapping match of the start anchor in `text`, or None."""
     last = None
@@ -697,6 +812,9 @@ class StreamParser:
         self._memo = {}
         self._pieces = []  # held text not yet joined onto _buf (see feed)
         self._held_in_lead = False
+        self._hot = None  # the state's Scanner while the common path is open
+        self._hot_from = 0  # body pieces before that are in the buffer
+        self._scanner_of = self._scanners()
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
         self._captures = {}
@@ -712,6 +830,15 @@ class StreamParser:
                 self._process(self.initial_events, False)
                 self._note_held()
 
+    @classmethod
+    def _scanners(cls):
+        """State -> Scanner (or None), built once per parser class."""
+        table = cls.__dict__.get("_SCANNERS")
+        if table is None:
+            table = {state: Scanner.of_state(watch, cls.FAST.get(state)) for state, watch in cls.WATCH.items()}
+            cls._SCANNERS = table
+        return table
+
     # -- public API --------------------------------------------------------
 
     @property
@@ -722,41 +849,82 @@ class StreamParser:
 
     def feed(self, text):
         """Add generated text; return the events it completes."""
+        hot = self._hot
+        if hot is not None and text:
+            # The common path: nothing held, the region open, and no trigger
+            # character in `text` nor a lead character at its end, so no
+            # delimiter can match or be pending (see Scanner): `text` is
+            # routed as it is. The buffer is brought up to date lazily (see
+            # _materialize) from the body, which holds these tokens anyway.
+            single = hot.single
+            if single is not None:
+                if single in text:
+                    return self._feed_general(text)
+            else:
+                for char in hot.firsts:
+                    if char in text:
+                        return self._feed_general(text)
+            last = text[-1]
+            if last in hot.lead_ascii or (last > "\x7f" and hot.leads.holds_char(last)):
+                return self._feed_lead_end(hot, text)
+            if self._pieces:
+                # A held run of lead characters, then text that can start
+                # nothing: no delimiter can match any more, all of it goes.
+                text = "".join(self._pieces) + text
+                self._pieces = []
+            self._body.append(text)
+            return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+        return self._feed_general(text)
+
+    def _feed_lead_end(self, hot, text):
+        """The common path for `text` ending in lead characters (`word `,
+        `:\n`): route what comes before the trailing run, hold the run, exact
+        when the run is all of the state's hold lead (a partial match starts
+        at the run, none before it)."""
+        start = hot.leads.run_start(text, len(text))
+        lead = hot.hold_lead
+        if lead is None or not lead.holds(text[start:] if start else text):
+            return self._feed_general(text)
+        if not start:
+            self._pieces.append(text)  # the pending match stays where it is
+            return []
+        pieces = self._pieces
+        routed = text[:start]
+        if pieces:
+            routed = "".join(pieces) + routed
+        self._pieces = [text[start:]]
+        self._body.append(routed)
+        return [{"type": "region_chunk", "field": self._name, "text": routed, "dirty": self._dirty}]
+
+    def _feed_general(self, text):
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
-        fast = self._fast
-        if fast is not None and text:
-            for trigger in fast.triggers:
-                if trigger in text:
-                    break
-            else:
-                # No delimiter can start in `text` (see FastPath): the hot paths.
-                last = text[-1]
-                ends_in_lead = last in fast.lead_ascii or (last > "\x7f" and fast.leads.holds_char(last))
-                if self._pos == len(self._buf) and not self._pieces:
-                    if not ends_in_lead:
-                        size = len(text)
-                        if size >= self.CONTEXT:
-                            self._base += len(self._buf)
-                            self._buf = text
-                            self._pos = size
-                        else:
-                            self._skip(text)
-                        if self._opened:
-                            self._body.append(text)
-                            return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
-                        events = []
-                        self._route(events, text)
-                        return events
-                    if fast.hold_lead is not None:
-                        return self._hold_lead_run(fast, text)
-                elif self._held_in_lead:
-                    if fast.hold_lead.holds(text):
-                        self._pieces.append(text)  # the pending match stays where it is
-                        return []
-                    if not ends_in_lead:
-                        return self._release_held(fast, text)
-        return self._feed_slowly(text)
+        if self._hot is not None:
+            self._materialize()
+            self._held_in_lead = bool(self._pieces)
+        if not text:
+            return self._feed_slowly(text)
+        if self._held_in_lead and self._scanner.hold_lead.holds(text):
+            self._pieces.append(text)  # the pending match stays where it is
+            return []
+        scanner = self._scanner
+        if scanner is None:
+            return self._feed_slowly(text)
+        self._append(text)
+        pos = self._pos
+        tail = self._buf[pos:]
+        hold = scanner.hold(tail)
+        if hold < 0:
+            events = []
+            self._process(events, False)
+            self._note_held()
+            return events
+        events = []
+        if hold:
+            self._route(events, tail[:hold] if hold < len(tail) else tail)
+            self._pos = pos + hold
+        self._note_held()
+        return events
 
     def _feed_slowly(self, text):
         """The general step: search the unconsumed text (SPEC, steps 1-5)."""
@@ -767,42 +935,32 @@ class StreamParser:
         self._note_held()
         return events
 
-    def _hold_lead_run(self, fast, text):
-        """`text` has no trigger and ends in lead characters: route what comes
-        before the trailing run, hold the run. Exact when the run is all of the
-        state's hold lead (a partial match starts at the run, none before)."""
-        start = fast.leads.run_start(text, len(text))
-        if not fast.hold_lead.holds(text[start:]):
-            return self._feed_slowly(text)
-        events = []
-        self._append(text)
-        if start:
-            self._route(events, text[:start])
-        self._pos += start
-        self._trim()
-        self._held_in_lead = True
-        return events
-
-    def _release_held(self, fast, text):
-        """Held lead characters followed by `text` with no trigger and no
-        trailing lead: nothing can match any more, all of it is routed."""
-        self._join_pieces()
-        held = self._buf[self._pos :]
-        for trigger in fast.triggers:
-            if trigger in held:
-                return self._feed_slowly(text)
-        events = []
-        self._append(text)
-        self._route(events, self._buf[self._pos :])
-        self._pos = len(self._buf)
-        self._trim()
-        self._held_in_lead = False
-        return events
+    def _materialize(self):
+        """Leave the common path: the tokens it routed (the body's last
+        pieces) become the consumed end of the buffer, of which only the
+        context regex delimiters read behind is kept."""
+        body = self._body
+        since = self._hot_from
+        skipped = len(body) - since
+        context = self.CONTEXT
+        old = self._buf
+        if skipped:
+            skipped_size = sum(map(len, body[since:])) if skipped > 1 else len(body[-1])
+            if context > 0:
+                kept = (old + "".join(body[max(since, len(body) - context) :]))[-context:]
+            else:
+                kept = ""
+            self._base += len(old) + skipped_size - len(kept)
+            self._buf = kept
+            self._pos = len(kept)
+        self._hot = None
 
     def finalize(self):
         """End of generation: return (message, final events)."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
+        if self._hot is not None:
+            self._materialize()
         events = []
         self._join_pieces()
         self._process(events, True)
@@ -835,12 +993,28 @@ class StreamParser:
         self._pos = len(kept)
 
     def _note_held(self):
-        """After processing: trim, and note whether the held text is all of the
-        state's hold lead (see FastPath)."""
+        """After processing: trim; open the common path when nothing is held
+        but (perhaps) a run of the state's hold lead, which moves to the
+        pieces; otherwise note whether the held text is all hold lead."""
         self._trim()
-        fast = self._fast
-        lead = None if fast is None else fast.hold_lead
-        self._held_in_lead = lead is not None and self._pos < len(self._buf) and lead.holds(self._buf[self._pos :])
+        scanner = self._scanner
+        self._hot = None
+        if scanner is None:
+            self._held_in_lead = False
+            return
+        lead = scanner.hold_lead
+        pos, buf = self._pos, self._buf
+        held = buf[pos:] if pos < len(buf) else ""
+        in_lead = not held or (lead is not None and not self._pieces and lead.holds(held))
+        if in_lead and self._opened and self._current is not None:
+            if held:
+                self._pieces = [held]
+                self._buf = buf[:pos]
+            self._held_in_lead = False
+            self._hot = scanner
+            self._hot_from = len(self._body)
+        else:
+            self._held_in_lead = bool(held) and in_lead
 
     def _trim(self):
         """Drop consumed text, keeping the context regex delimiters read behind."""
@@ -966,7 +1140,7 @@ class StreamParser:
         """The implicit region (or the null sink) becomes current."""
         self._current = self.IMPLICIT  # field index, or None for the null sink
         self._state = -1
-        self._fast = self.FAST.get(-1)
+        self._scanner = self._scanner_of[-1]
         if self.IMPLICIT is None:
             self._name = self._dirty = None
         else:
@@ -977,7 +1151,7 @@ class StreamParser:
         field = self.FIELDS[index]
         self._current = index
         self._state = index
-        self._fast = self.FAST.get(index)
+        self._scanner = self._scanner_of[index]
         self._name, self._dirty = field.name, field.dirty
         if match is None:
             self._captures = {}
