@@ -455,6 +455,13 @@ class PartialMatch:
         return {}
 
 
+class CompleteMatch(PartialMatch):
+    """A complete match of a simple pattern, found with str.find."""
+
+    __slots__ = ()
+    partial = False
+
+
 class Pattern:
     """A delimiter given as a regex, matched by the `regex` module with the
     reference's partial-matching semantics.
@@ -475,12 +482,13 @@ class Pattern:
         "exact",
         "prefixes",
         "longest",
+        "simple",
     )
 
     grows_at_edge = True
     literals = None
 
-    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False):
+    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False):
         self.pattern = pattern
         rx = regex_module()
         self.compiled = rx.compile(pattern, rx.DOTALL)
@@ -495,9 +503,33 @@ class Pattern:
         self.exact = exact and (not self.leads or self.leads.classes == (first_lead,))
         self.prefixes = frozenset(t[:i] for t in self.triggers or () for i in range(1, len(t)))
         self.longest = max(map(len, self.triggers or ("",)))
+        # Leads then one of the triggers and nothing else: matched with str.find.
+        self.simple = simple and self.exact
 
     def __repr__(self):
         return f"Pattern({self.pattern!r})"
+
+    def _search_simple(self, buf, pos, partial):
+        """`search` for a simple pattern: the leftmost trigger string, from
+        the run of leads before it; else a trigger prefix or a lead run at
+        the end (a partial match)."""
+        found_at = -1
+        found_end = 0
+        for trigger in self.triggers:
+            found = buf.find(trigger, pos)
+            if found >= 0 and (found_at < 0 or found < found_at):
+                found_at, found_end = found, found + len(trigger)
+        leads = self.leads
+        if found_at >= 0:
+            return CompleteMatch(leads.run_start(buf, found_at, pos) if leads else found_at, found_end)
+        if not partial:
+            return None
+        size = len(buf)
+        tail_at = self._tail_trigger(buf, pos)
+        if tail_at < 0:
+            tail_at = size
+        start = leads.run_start(buf, tail_at, pos) if leads else tail_at
+        return PartialMatch(start, size) if start < size else None
 
     def _starts(self, buf, run_start, run_end):
         """Positions in [run_start, run_end] where a match may start."""
@@ -529,6 +561,8 @@ class Pattern:
         may come back as None."""
         if self.triggers is None:
             return self.compiled.search(buf, pos, partial=partial)
+        if self.simple:
+            return self._search_simple(buf, pos, partial)
         match = self.compiled.match
         size = len(buf)
         first_partial = None
@@ -653,7 +687,17 @@ class Scanner:
     delimiter) goes to the general search, which runs the delimiters.
     """
 
-    __slots__ = ("strings", "firsts", "single", "prefixes", "longest", "leads", "lead_ascii", "hold_lead")
+    __slots__ = (
+        "strings",
+        "firsts",
+        "single",
+        "prefixes",
+        "longest",
+        "leads",
+        "lead_ascii",
+        "hold_lead",
+        "ascii_run_holds",
+    )
 
     def __init__(self, watch, fast):
         strings = []
@@ -685,6 +729,9 @@ class Scanner:
         self.leads = fast.leads
         self.lead_ascii = fast.leads.ascii
         self.hold_lead = fast.hold_lead
+        # Every ASCII lead character is of the hold lead: a trailing ASCII
+        # run of leads needs no further check.
+        self.ascii_run_holds = self.hold_lead is not None and set(self.lead_ascii) <= set(self.hold_lead.ascii)
 
     @classmethod
     def of_state(cls, watch, fast):
@@ -814,6 +861,7 @@ class StreamParser:
         self._held_in_lead = False
         self._hot = None  # the state's Scanner while the common path is open
         self._hot_from = 0  # body pieces before that are in the buffer
+        self._stale = False  # whether later body pieces are not (see _materialize)
         self._scanner_of = self._scanners()
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
@@ -881,10 +929,15 @@ class StreamParser:
         `:\n`): route what comes before the trailing run, hold the run, exact
         when the run is all of the state's hold lead (a partial match starts
         at the run, none before it)."""
-        start = hot.leads.run_start(text, len(text))
-        lead = hot.hold_lead
-        if lead is None or not lead.holds(text[start:] if start else text):
-            return self._feed_general(text)
+        start = len(text.rstrip(hot.lead_ascii))
+        if start == len(text) or (start and text[start - 1] > "\x7f"):
+            start = hot.leads.run_start(text, len(text))  # non-ASCII lead characters
+            if hot.hold_lead is None or not hot.hold_lead.holds(text[start:]):
+                return self._feed_general(text)
+        elif not hot.ascii_run_holds:
+            lead = hot.hold_lead
+            if lead is None or not lead.holds(text[start:]):
+                return self._feed_general(text)
         if not start:
             self._pieces.append(text)  # the pending match stays where it is
             return []
@@ -897,30 +950,51 @@ class StreamParser:
         return [{"type": "region_chunk", "field": self._name, "text": routed, "dirty": self._dirty}]
 
     def _feed_general(self, text):
+        """Every token the common path does not take: the scanner answers
+        from the tail's end when it can, else the delimiters are searched."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
-        if self._hot is not None:
-            self._materialize()
-            self._held_in_lead = bool(self._pieces)
-        if not text:
-            return self._feed_slowly(text)
-        if self._held_in_lead and self._scanner.hold_lead.holds(text):
-            self._pieces.append(text)  # the pending match stays where it is
-            return []
         scanner = self._scanner
-        if scanner is None:
+        if scanner is None or not text:
+            if self._stale:
+                self._materialize()
             return self._feed_slowly(text)
-        self._append(text)
-        pos = self._pos
-        tail = self._buf[pos:]
-        hold = scanner.hold(tail)
-        if hold < 0:
-            events = []
-            self._process(events, False)
-            self._note_held()
-            return events
+        if self._stale:
+            # The buffer is behind (see _materialize); the held text is the
+            # pieces (a lead run, or what the scanner held last time).
+            pieces = self._pieces
+            tail = "".join(pieces) + text if pieces else text
+            hold = scanner.hold(tail)
+            if hold >= 0:
+                events = []
+                if hold:
+                    routed = tail[:hold] if hold < len(tail) else tail
+                    self._body.append(routed)
+                    events.append({"type": "region_chunk", "field": self._name, "text": routed, "dirty": self._dirty})
+                if hold < len(tail):
+                    held = tail[hold:]
+                    self._pieces = [held]
+                    lead = scanner.hold_lead
+                    self._hot = scanner if lead is not None and lead.holds(held) else None
+                else:
+                    self._pieces = []
+                    self._hot = scanner
+                return events
+            self._materialize()
+            self._append(text)
+            pos = self._pos
+        else:
+            if self._held_in_lead and scanner.hold_lead.holds(text):
+                self._pieces.append(text)  # the pending match stays where it is
+                return []
+            self._append(text)
+            pos = self._pos
+            tail = self._buf[pos:]
+            hold = scanner.hold(tail)
         events = []
-        if hold:
+        if hold < 0:
+            self._process(events, False)
+        elif hold:
             self._route(events, tail[:hold] if hold < len(tail) else tail)
             self._pos = pos + hold
         self._note_held()
@@ -954,12 +1028,13 @@ class StreamParser:
             self._buf = kept
             self._pos = len(kept)
         self._hot = None
+        self._stale = False
 
     def finalize(self):
         """End of generation: return (message, final events)."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
-        if self._hot is not None:
+        if self._stale:
             self._materialize()
         events = []
         self._join_pieces()
@@ -1012,6 +1087,7 @@ class StreamParser:
                 self._buf = buf[:pos]
             self._held_in_lead = False
             self._hot = scanner
+            self._stale = True
             self._hot_from = len(self._body)
         else:
             self._held_in_lead = bool(held) and in_lead
