@@ -646,20 +646,26 @@ class FastPath:
 class Leads:
     """The lead classes of a delimiter or a state, as one set of characters."""
 
-    __slots__ = ("classes", "ascii")
+    __slots__ = ("classes", "ascii", "non_ascii")
 
     def __init__(self, classes):
         self.classes = tuple(classes)
+        self.non_ascii = {}
         self.ascii = "".join(sorted({char for lead in self.classes for char in lead.ascii}))
 
     def __bool__(self):
         return bool(self.classes)
 
     def holds_char(self, char):
-        """Whether `char` is in any of the classes."""
+        """Whether `char` is in any of the classes (non-ASCII answers memoised)."""
         if char < "\x80":
             return char in self.ascii
-        return any(lead.holds(char) for lead in self.classes)
+        known = self.non_ascii.get(char)
+        if known is None:
+            known = any(lead.holds(char) for lead in self.classes)
+            if len(self.non_ascii) < 4096:
+                self.non_ascii[char] = known
+        return known
 
     def run_start(self, text, end, floor=0):
         """Start of the run of lead characters ending at `end` (not before `floor`)."""
@@ -667,6 +673,9 @@ class Leads:
         while start > floor and self.holds_char(text[start - 1]):
             start -= 1
         return start
+
+
+PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
 
 
 class Scanner:
@@ -697,6 +706,8 @@ class Scanner:
         "lead_ascii",
         "hold_lead",
         "ascii_run_holds",
+        "plain",
+        "lead_end",
     )
 
     def __init__(self, watch, fast):
@@ -732,6 +743,18 @@ class Scanner:
         # Every ASCII lead character is of the hold lead: a trailing ASCII
         # run of leads needs no further check.
         self.ascii_run_holds = self.hold_lead is not None and set(self.lead_ascii) <= set(self.hold_lead.ascii)
+        # Tokens met in this state that hold no trigger character and do
+        # not end in a lead (a tokenizer's vocabulary is finite, so most
+        # tokens are met again): the common path's one lookup.
+        self.plain = {}
+        # Tokens with no trigger character ending in a run of the hold lead:
+        # token -> where that run starts.
+        self.lead_end = {}
+
+    def learn(self, token):
+        """Remember a plain token (up to a bound on the table's size)."""
+        if len(self.plain) < PLAIN_TOKENS:
+            self.plain[token] = True
 
     @classmethod
     def of_state(cls, watch, fast):
@@ -860,6 +883,7 @@ class StreamParser:
         self._pieces = []  # held text not yet joined onto _buf (see feed)
         self._held_in_lead = False
         self._hot = None  # the state's Scanner while the common path is open
+        self._lead_hot = None  # the same while a run of its hold lead is held
         self._hot_from = 0  # body pieces before that are in the buffer
         self._stale = False  # whether later body pieces are not (see _materialize)
         self._scanner_of = self._scanners()
@@ -898,37 +922,63 @@ class StreamParser:
     def feed(self, text):
         """Add generated text; return the events it completes."""
         hot = self._hot
-        if hot is not None and text:
-            # The common path: nothing held, the region open, and no trigger
-            # character in `text` nor a lead character at its end, so no
-            # delimiter can match or be pending (see Scanner): `text` is
-            # routed as it is. The buffer is brought up to date lazily (see
-            # _materialize) from the body, which holds these tokens anyway.
-            single = hot.single
-            if single is not None:
-                if single in text:
-                    return self._feed_general(text)
-            else:
-                for char in hot.firsts:
-                    if char in text:
-                        return self._feed_general(text)
-            last = text[-1]
-            if last in hot.lead_ascii or (last > "\x7f" and hot.leads.holds_char(last)):
-                return self._feed_lead_end(hot, text)
-            if self._pieces:
-                # A held run of lead characters, then text that can start
-                # nothing: no delimiter can match any more, all of it goes.
+        if hot is not None:
+            # The common path: nothing held, the region open, and a token
+            # the state's scanner knows holds no trigger character and does
+            # not end in a lead character, so no delimiter can match or be
+            # pending in it (see Scanner): it is routed as it is. The buffer
+            # is brought up to date lazily (see _materialize) from the body,
+            # which holds these tokens anyway.
+            if hot.plain.get(text, False):
+                self._body.append(text)
+                return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+            return self._feed_new_token(hot, text, "")
+        hot = self._lead_hot
+        if hot is not None:
+            # A run of the state's hold lead is held (the pieces): a plain
+            # token releases it, as no delimiter can match in it any more.
+            if hot.plain.get(text, False):
                 text = "".join(self._pieces) + text
                 self._pieces = []
-            self._body.append(text)
-            return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+                self._lead_hot = None
+                self._hot = hot
+                self._body.append(text)
+                return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+            return self._feed_new_token(hot, text, "".join(self._pieces))
         return self._feed_general(text)
 
-    def _feed_lead_end(self, hot, text):
-        """The common path for `text` ending in lead characters (`word `,
-        `:\n`): route what comes before the trailing run, hold the run, exact
-        when the run is all of the state's hold lead (a partial match starts
-        at the run, none before it)."""
+    def _feed_new_token(self, hot, text, held):
+        """The common path for a token not known plain: classify it (and
+        remember it when plain), or hand it to the general step."""
+        start = hot.lead_end.get(text)
+        if start is not None:
+            return self._hold_run(hot, text, held, start)
+        if not text:
+            return self._feed_general(text)
+        single = hot.single
+        if single is not None:
+            if single in text:
+                return self._feed_general(text)
+        else:
+            for char in hot.firsts:
+                if char in text:
+                    return self._feed_general(text)
+        if hot.leads.holds_char(text[-1]):
+            return self._feed_lead_end(hot, text, held)
+        hot.learn(text)
+        if held:
+            text = held + text
+            self._pieces = []
+            self._lead_hot = None
+            self._hot = hot
+        self._body.append(text)
+        return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+
+    def _feed_lead_end(self, hot, text, held):
+        """The common path for `text` (after the held lead run `held`) ending
+        in lead characters (`word `, `:\n`): route what comes before the
+        trailing run, hold the run, exact when the run is all of the state's
+        hold lead (a partial match starts at the run, none before it)."""
         start = len(text.rstrip(hot.lead_ascii))
         if start == len(text) or (start and text[start - 1] > "\x7f"):
             start = hot.leads.run_start(text, len(text))  # non-ASCII lead characters
@@ -938,13 +988,18 @@ class StreamParser:
             lead = hot.hold_lead
             if lead is None or not lead.holds(text[start:]):
                 return self._feed_general(text)
+        if len(hot.lead_end) < PLAIN_TOKENS:
+            hot.lead_end[text] = start
+        return self._hold_run(hot, text, held, start)
+
+    def _hold_run(self, hot, text, held, start):
+        """Route `held` and `text` up to `start`; hold the lead run from there."""
+        self._hot = None
+        self._lead_hot = hot
         if not start:
             self._pieces.append(text)  # the pending match stays where it is
             return []
-        pieces = self._pieces
-        routed = text[:start]
-        if pieces:
-            routed = "".join(pieces) + routed
+        routed = held + text[:start] if held else text[:start]
         self._pieces = [text[start:]]
         self._body.append(routed)
         return [{"type": "region_chunk", "field": self._name, "text": routed, "dirty": self._dirty}]
@@ -962,6 +1017,7 @@ class StreamParser:
         if self._stale:
             # The buffer is behind (see _materialize); the held text is the
             # pieces (a lead run, or what the scanner held last time).
+            self._hot = self._lead_hot = None
             pieces = self._pieces
             tail = "".join(pieces) + text if pieces else text
             hold = scanner.hold(tail)
@@ -975,10 +1031,12 @@ class StreamParser:
                     held = tail[hold:]
                     self._pieces = [held]
                     lead = scanner.hold_lead
-                    self._hot = scanner if lead is not None and lead.holds(held) else None
+                    self._hot = None
+                    self._lead_hot = scanner if lead is not None and lead.holds(held) else None
                 else:
                     self._pieces = []
                     self._hot = scanner
+                    self._lead_hot = None
                 return events
             self._materialize()
             self._append(text)
@@ -1003,8 +1061,7 @@ class StreamParser:
     def _feed_slowly(self, text):
         """The general step: search the unconsumed text (SPEC, steps 1-5)."""
         events = []
-        if text:
-            self._append(text)
+        self._append(text)
         self._process(events, False)
         self._note_held()
         return events
@@ -1027,7 +1084,7 @@ class StreamParser:
             self._base += len(old) + skipped_size - len(kept)
             self._buf = kept
             self._pos = len(kept)
-        self._hot = None
+        self._hot = self._lead_hot = None
         self._stale = False
 
     def finalize(self):
@@ -1073,7 +1130,7 @@ class StreamParser:
         pieces; otherwise note whether the held text is all hold lead."""
         self._trim()
         scanner = self._scanner
-        self._hot = None
+        self._hot = self._lead_hot = None
         if scanner is None:
             self._held_in_lead = False
             return
@@ -1085,8 +1142,10 @@ class StreamParser:
             if held:
                 self._pieces = [held]
                 self._buf = buf[:pos]
+                self._lead_hot = scanner
+            else:
+                self._hot = scanner
             self._held_in_lead = False
-            self._hot = scanner
             self._stale = True
             self._hot_from = len(self._body)
         else:
