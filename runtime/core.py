@@ -708,6 +708,7 @@ class Scanner:
         "ascii_run_holds",
         "plain",
         "lead_end",
+        "holds",
     )
 
     def __init__(self, watch, fast):
@@ -750,6 +751,7 @@ class Scanner:
         # Tokens with no trigger character ending in a run of the hold lead:
         # token -> where that run starts.
         self.lead_end = {}
+        self.holds = {}  # short tail -> hold (see hold)
 
     def learn(self, token):
         """Remember a plain token (up to a bound on the table's size)."""
@@ -772,7 +774,16 @@ class Scanner:
 
     def hold(self, tail):
         """Where the held text starts in `tail` (len(tail): nothing held), or
-        -1 when only the general search can tell."""
+        -1 when only the general search can tell. Answers for short tails
+        (a held delimiter prefix and a token) are remembered."""
+        known = self.holds.get(tail)
+        if known is None:
+            known = self._hold(tail)
+            if len(tail) <= 64 and len(self.holds) < PLAIN_TOKENS:
+                self.holds[tail] = known
+        return known
+
+    def _hold(self, tail):
         for string in self.strings:
             if string in tail:
                 return -1
