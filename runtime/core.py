@@ -898,6 +898,7 @@ class StreamParser:
         self._hot_from = 0  # body pieces before that are in the buffer
         self._stale = False  # whether later body pieces are not (see _materialize)
         self._scanner_of = self._scanners()
+        self._scan_table = self._scan_tables()
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
         self._captures = {}
@@ -920,6 +921,14 @@ class StreamParser:
         if table is None:
             table = {state: Scanner.of_state(watch, cls.FAST.get(state)) for state, watch in cls.WATCH.items()}
             cls._SCANNERS = table
+        return table
+
+    @classmethod
+    def _scan_tables(cls):
+        """The table `_scan_remembered` keeps, one per parser class."""
+        table = cls.__dict__.get("_SCAN_TABLE")
+        if table is None:
+            table = cls._SCAN_TABLE = {}
         return table
 
     # -- public API --------------------------------------------------------
@@ -1241,10 +1250,46 @@ class StreamParser:
             best = None
         return best, hold
 
+    def _scan_remembered(self, watch, eos):
+        """`_scan`, remembered per parser class for short tails: its answer
+        depends only on the state, the unconsumed text with the context
+        regex delimiters read behind it, whether that starts the whole text,
+        and `eos`; stream shapes repeat the same few tails at every call."""
+        pos = self._pos
+        buf = self._buf
+        context = self.CONTEXT
+        if context < 0 or len(buf) - pos > 64:
+            best, hold = self._scan(watch, eos)
+            if best is not None and best[4] is not None:
+                kind, index, start, end, match = best
+                best = kind, index, start, end, {k: v for k, v in match.groupdict().items() if v is not None}
+            return best, hold
+        behind = context if pos >= context else pos
+        key = (self._state, eos, self._base == 0 and pos == behind, behind, buf[pos - behind :] if behind else buf[pos:])
+        table = self._scan_table
+        known = table.get(key)
+        if known is None:
+            best, hold = self._scan(watch, eos)
+            if best is not None:
+                kind, index, start, end, match = best
+                captures = None
+                if match is not None:
+                    captures = {key: value for key, value in match.groupdict().items() if value is not None}
+                known = ((kind, index, start - pos, end - pos, captures), hold - pos)
+            else:
+                known = (None, hold - pos)
+            if len(table) < PLAIN_TOKENS:
+                table[key] = known
+        best, hold = known
+        if best is not None:
+            kind, index, start, end, captures = best
+            return (kind, index, start + pos, end + pos, captures), hold + pos
+        return None, hold + pos
+
     def _process(self, events, eos):
         watch_sets = self.WATCH
         while True:
-            best, hold = self._scan(watch_sets[self._state], eos)
+            best, hold = self._scan_remembered(watch_sets[self._state], eos)
             if best is not None:
                 kind, index, start, end, match = best
                 if start > self._pos:
@@ -1299,10 +1344,7 @@ class StreamParser:
         self._state = index
         self._scanner = self._scanner_of[index]
         self._name, self._dirty = field.name, field.dirty
-        if match is None:
-            self._captures = {}
-        else:
-            self._captures = {key: value for key, value in match.groupdict().items() if value is not None}
+        self._captures = {} if match is None else dict(match)  # the open's named groups
         self._body = []
         self._opened = True
         events.append({"type": "region_open", "field": field.name})
