@@ -1,7 +1,7 @@
 """Compiled parsers against the reference interpreter, per stream shape, for
 every template in templates_src/.
 
-    python -m benchmarks                    # every template, every shape, best of 3, plus 128k
+    python -m benchmarks                    # every template, every shape, best of 2, plus 8k and 128k
     python -m benchmarks --quick            # best of 1, no 128k stream (about a third of the time)
     python -m benchmarks --templates qwen3 --shapes calls lone_lt
 
@@ -249,13 +249,13 @@ def table(rows: list[dict], growth: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="best of 1 and no 128k stream")
-    parser.add_argument("--repeat", type=int, default=None, help="best of N (default 3, quick 1)")
+    parser.add_argument("--repeat", type=int, default=None, help="best of N (default 2, quick 1)")
     parser.add_argument("--templates", nargs="*", default=None, help="default: every template in templates_src/")
     parser.add_argument("--shapes", nargs="*", default=None, help=f"default: all ({', '.join(TARGETS)})")
     parser.add_argument("--tokens", type=int, default=SHAPE_TOKENS, help="tokens per shape stream")
     parser.add_argument("--out", type=Path, default=HERE)
     args = parser.parse_args(argv)
-    repeat = args.repeat or (1 if args.quick else 3)
+    repeat = args.repeat or (1 if args.quick else 2)
     names = args.templates or template_names()
     wanted = set(args.shapes or TARGETS)
     started = time.perf_counter()

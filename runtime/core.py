@@ -9,6 +9,55 @@ This module needs only the standard library; the `regex` module is imported
 the first time something needs it (a regex delimiter, `xml-inline`, or a json
 dialect option), so a template without regexes runs without it. It imports
 nothing else from this package, so `--vendor` can inline it into one file.
+
+How a token is processed (the speed design)
+-------------------------------------------
+The compiler's analysis (compiler/analysis.py) gives every delimiter its
+trigger strings and lead classes: every match is lead characters (the `\\s`
+of `\\s*<tool_call>`) then one of the trigger strings. Per parser state the
+watched delimiters become one `Scanner`, built once per parser class, which
+works like a lexer over the text not yet consumed (the tail):
+
+1. Common path (`feed`). While nothing is held and the region is open, a
+   token is looked up in the state's table of plain tokens (tokens met
+   before that hold no trigger character and do not end in a lead): one
+   dict lookup, then the chunk event. A token not in the table is
+   classified once (`_feed_new_token`: first characters of the triggers,
+   last character against the leads) and remembered (the tables are
+   bounded; a tokenizer's vocabulary is finite). The buffer is not touched:
+   the routed tokens are in the region's body anyway, and `_materialize`
+   rebuilds the few characters of context regex delimiters read behind the
+   read position only when the general step needs the buffer.
+2. Held lead runs. A token ending in lead characters of the state's hold
+   lead routes what comes before the run and holds the run (a partial match
+   of the lead-led delimiter starts there and nowhere earlier); more lead
+   tokens extend the held pieces without any search; a plain token
+   releases them. The run start of such tokens is remembered too.
+3. The hold-back question. A token with a trigger character goes to the
+   scanner with the held text: `Scanner.hold` reads the tail once per
+   trigger string and its last `longest - 1` characters, and answers from
+   the trigger prefixes (a partial match of every delimiter owning that
+   prefix, started at the prefix or at the delimiter's lead run before it)
+   or the trailing lead run, without running any delimiter; answers for
+   short tails are remembered. Held text is bounded by the longest trigger
+   plus a lead run, so each character is examined a bounded number of times
+   (tests/test_linear_time.py counts it per stream shape).
+4. General step (`_process`, SPEC steps 1-5). When the tail holds a whole
+   trigger string (or a prefix only an inexact delimiter owns), the
+   delimiters are searched from the read position: literals with str.find
+   (memoised), simple patterns (leads then literals, no groups) with
+   str.find, other patterns with the `regex` module only where a trigger
+   string lets a match start. The answer of a scan for a short tail is a
+   function of the state, the tail with its context, whether it starts the
+   text, and end of stream, so it is remembered per parser class: streams of
+   many small tool calls repeat the same few tails at every call.
+5. Transitions. Opening and closing a region (content parsers, transforms,
+   tool typing) run the single definitions below (`parse_*`, `Placeholder`,
+   `apply_transform`, `type_tool_calls`), shared with every template.
+
+States without a scanner (a delimiter the analysis cannot bound: `^`
+anchors, look-arounds before the trigger, lazy repeats) always take the
+general step; so do templates whose look-behinds are unbounded.
 """
 
 import inspect
