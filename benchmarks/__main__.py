@@ -1,17 +1,23 @@
-"""Compiled parsers against the reference interpreter, side by side.
+"""Compiled parsers against the reference interpreter, per stream shape, for
+every template in templates_src/.
 
-    python -m benchmarks            # full run: 1k, 8k, 32k, 128k tokens
-    python -m benchmarks --quick    # 1k and 8k only, fewer repeats
+    python -m benchmarks                    # every template, every shape, best of 2, plus 8k and 128k
+    python -m benchmarks --quick            # best of 1, no 128k stream (about a third of the time)
+    python -m benchmarks --templates qwen3 --shapes calls lone_lt
 
-Both parsers run in this process, interleaved, best of N. Prints a table
-(ns per token, ratio to the reference, growth from 8k to 128k), checks the
-targets, writes benchmarks/results.json and benchmarks/plot.png.
+Each shape (benchmarks/shapes.py) is built in the template's own syntax from
+the template and its samples. Both parsers run in this process, interleaved,
+best of N, timed in CPU time of this process (the machine is shared: wall
+time would count other jobs). Prints a table, checks the targets, writes
+benchmarks/results.json, benchmarks/table.md and benchmarks/plot.png, and
+exits 1 naming every shape below its target.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import json
 import platform
 import sys
@@ -21,23 +27,20 @@ from pathlib import Path
 from transformers.utils.chat_parsing import ResponseParser as ReferenceParser
 from transformers.utils.chat_parsing import parse_response as reference_parse
 
-from .streams import TEMPLATES, Stream, build, degenerate, tokenize
+from .shapes import SHAPES, NotApplicable, load_template, mixed_stream, shape_stream, template_names
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-TARGETS = {
-    "streaming_ratio_20k": 10.0,
-    "whole_ratio_20k": 20.0,
-    "growth_8k_to_128k": 1.25,
-    "newline_stream_ratio": 100.0,
-}
+SHAPE_TOKENS = 20_000
+TARGETS = {shape.name: shape.target for shape in SHAPES}
+TARGETS.update({"whole_20k": 20.0, "whole_128k": 20.0})
+GROWTH_TARGET = 1.25  # compiled ns/token at 128k over that at 8k, at most
+FLOOR_TARGET = 2.5  # compiled prose ns/token over the floor's, at most
 
 
 def load_module(name: str):
-    import importlib.util
-
     path = ROOT / "generated" / "python" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
     module = importlib.util.module_from_spec(spec)
@@ -45,48 +48,61 @@ def load_module(name: str):
     return module
 
 
-def template_dict(name: str) -> dict:
-    return json.loads((ROOT / "templates_src" / f"{name}.json").read_text(encoding="utf-8"))
-
-
-def _timed(function) -> float:
-    """One run with the cyclic collector off (it would add noise, not work).
-    Runs shorter than 20 ms are timed again right away and the faster is
-    kept: a collection just before a run leaves cold caches behind, which
-    costs a short run far more than its own work."""
+def _timed(function):
+    """CPU time of one run (ns) with the cyclic collector off, and its result."""
     gc.collect()
     gc.disable()
     try:
-        start = time.perf_counter_ns()
-        function()
-        elapsed = time.perf_counter_ns() - start
-        if elapsed < 20_000_000:
-            start = time.perf_counter_ns()
-            function()
-            elapsed = min(elapsed, time.perf_counter_ns() - start)
-        return elapsed
+        start = time.process_time_ns()
+        result = function()
+        return time.process_time_ns() - start, result
     finally:
         gc.enable()
 
 
-def stream_compiled(module, stream: Stream, tokens: list[str]):
+def best_of(runs: dict, repeat: int) -> tuple[dict, dict]:
+    """Interleave the candidates `repeat` times; each one's best time and first result."""
+    best = {name: float("inf") for name in runs}
+    results = {}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            elapsed, result = _timed(run)
+            best[name] = min(best[name], max(elapsed, 1))
+            results.setdefault(name, result)
+    return best, results
+
+
+def _outcome(function):
+    try:
+        return function()
+    except Exception as error:  # noqa: BLE001 - compared by class
+        return ("error", type(error).__name__)
+
+
+def stream_compiled(module, prefix: str, tokens: list[str]):
     def run():
-        parser = module.ResponseParser(stream.prefix)
-        feed = parser.feed
-        for token in tokens:
-            feed(token)
-        parser.finalize()
+        def go():
+            parser = module.ResponseParser(prefix)
+            feed = parser.feed
+            for token in tokens:
+                feed(token)
+            return parser.finalize()[0]
+
+        return _outcome(go)
 
     return run
 
 
-def stream_reference(template: dict, stream: Stream, tokens: list[str]):
+def stream_reference(template: dict, prefix: str, tokens: list[str]):
     def run():
-        parser = ReferenceParser(template, prefix=stream.prefix)
-        feed = parser.feed
-        for token in tokens:
-            feed(token)
-        parser.finalize()
+        def go():
+            parser = ReferenceParser(template, prefix=prefix)
+            feed = parser.feed
+            for token in tokens:
+                feed(token)
+            return parser.finalize()[0]
+
+        return _outcome(go)
 
     return run
 
@@ -101,68 +117,75 @@ def floor(tokens: list[str]):
     return run
 
 
-def best_of(runs: dict, repeat: int) -> dict:
-    """Interleave the candidates `repeat` times; keep each one's best time."""
-    best = {name: float("inf") for name in runs}
-    for _ in range(repeat):
-        for name, run in runs.items():
-            best[name] = min(best[name], _timed(run))
-    return best
-
-
-def measure(name: str, length: int, repeat: int) -> dict:
-    module, template = load_module(name), template_dict(name)
-    stream = build(name, length)
-    tokens = tokenize(stream.text, stream.specials, seed=length)
-    assert module.parse_response(stream.text, prefix=stream.prefix) == reference_parse(
-        stream.text, template, prefix=stream.prefix
-    ), f"{name}: compiled and reference messages differ on the benchmark stream"
-    # The reference is quadratic: fewer repeats on long streams keep the run short.
-    ref_repeat = max(1, repeat if length <= 32_000 else repeat // 2)
-    timings = best_of(
-        {
-            "compiled_stream": stream_compiled(module, stream, tokens),
-            "compiled_whole": lambda: module.parse_response(stream.text, prefix=stream.prefix),
-            "floor": floor(tokens),
-        },
-        repeat,
+def measure_shape(name: str, module, template: dict, shape: str, repeat: int, tokens: int) -> dict:
+    row = {"template": name, "shape": shape, "target": TARGETS[shape]}
+    try:
+        stream = shape_stream(name, shape, tokens, module)
+    except NotApplicable as why:
+        row.update(status="n/a", note=str(why))
+        return row
+    runs = {
+        "compiled": stream_compiled(module, stream.prefix, stream.tokens),
+        "reference": stream_reference(template, stream.prefix, stream.tokens),
+    }
+    if shape == "prose":
+        runs["floor"] = floor(stream.tokens)
+    best, results = best_of(runs, repeat)
+    count = len(stream.tokens)
+    row.update(
+        tokens=count,
+        note=stream.note,
+        compiled_ns_per_token=best["compiled"] / count,
+        reference_ns_per_token=best["reference"] / count,
+        ratio=best["reference"] / best["compiled"],
     )
-    timings.update(
-        best_of(
-            {
-                "reference_stream": stream_reference(template, stream, tokens),
-                "reference_whole": lambda: reference_parse(stream.text, template, prefix=stream.prefix),
-            },
-            ref_repeat,
-        )
-    )
-    n = len(tokens)
-    row = {"template": name, "length": length, "tokens": n}
-    row.update({f"{key}_ns_per_token": value / n for key, value in timings.items()})
-    row["stream_ratio"] = timings["reference_stream"] / timings["compiled_stream"]
-    row["whole_ratio"] = timings["reference_whole"] / timings["compiled_whole"]
-    row["distance_to_floor"] = timings["compiled_stream"] / timings["floor"]
+    if "floor" in best:
+        row["floor_ns_per_token"] = best["floor"] / count
+        row["distance_to_floor"] = best["compiled"] / best["floor"]
+    if results["compiled"] != results["reference"]:
+        row.update(status="MISMATCH", note=f"compiled and reference messages differ ({stream.note})")
+    else:
+        row["status"] = "met" if row["ratio"] >= row["target"] else "below"
     return row
 
 
-def measure_degenerate(name: str, kind: str, repeat: int) -> dict:
-    module, template = load_module(name), template_dict(name)
-    stream = degenerate(name, kind)
-    tokens = list(stream.text)
-    timings = best_of(
-        {
-            "compiled": stream_compiled(module, stream, tokens),
-            "reference": stream_reference(template, stream, tokens),
-        },
-        repeat,
-    )
-    return {
-        "template": name,
-        "stream": f"{len(tokens)} {kind}",
-        "compiled_ns_per_token": timings["compiled"] / len(tokens),
-        "reference_ns_per_token": timings["reference"] / len(tokens),
-        "ratio": timings["reference"] / timings["compiled"],
-    }
+def measure_mixed(name: str, module, template: dict, repeat: int, lengths: list[int]) -> list[dict]:
+    """Whole-text ratio at each length, streaming ns/token (compiled) for growth."""
+    rows = []
+    for length in lengths:
+        try:
+            stream = mixed_stream(name, length)
+        except NotApplicable as why:
+            return [{"template": name, "shape": f"whole_{length // 1000}k", "status": "n/a", "note": str(why)}]
+        text, prefix = stream.text, stream.prefix
+        best, results = best_of(
+            {
+                "compiled_whole": lambda: _outcome(lambda: module.parse_response(text, prefix=prefix)),
+                "reference_whole": lambda: _outcome(lambda: reference_parse(text, template, prefix=prefix)),
+                "compiled_stream": stream_compiled(module, prefix, stream.tokens),
+            },
+            repeat,
+        )
+        count = len(stream.tokens)
+        shape = f"whole_{length // 1000}k"
+        row = {
+            "template": name,
+            "shape": shape,
+            "tokens": count,
+            "note": stream.note,
+            "compiled_ns_per_token": best["compiled_whole"] / count,
+            "reference_ns_per_token": best["reference_whole"] / count,
+            "compiled_stream_ns_per_token": best["compiled_stream"] / count,
+            "ratio": best["reference_whole"] / best["compiled_whole"],
+        }
+        if shape in TARGETS:
+            row["target"] = TARGETS[shape]
+            same = results["compiled_whole"] == results["reference_whole"] == results["compiled_stream"]
+            row["status"] = "MISMATCH" if not same else ("met" if row["ratio"] >= row["target"] else "below")
+        else:
+            row["status"] = "reported"
+        rows.append(row)
+    return rows
 
 
 def plot(rows: list[dict], path: Path) -> bool:
@@ -174,117 +197,147 @@ def plot(rows: list[dict], path: Path) -> bool:
     except ImportError:
         print("(matplotlib not installed: no plot)")
         return False
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for name in dict.fromkeys(row["template"] for row in rows):
-        mine = [row for row in rows if row["template"] == name]
-        lengths = [row["tokens"] for row in mine]
-        line = ax.plot(lengths, [row["compiled_stream_ns_per_token"] for row in mine], marker="o", label=f"{name} compiled")
-        ax.plot(
-            lengths,
-            [row["reference_stream_ns_per_token"] for row in mine],
-            marker="x",
-            linestyle="--",
-            color=line[0].get_color(),
-            label=f"{name} reference",
-        )
-    ax.set_xscale("log")
+    shapes = [name for name in TARGETS if any(r["shape"] == name and "ratio" in r for r in rows)]
+    templates = list(dict.fromkeys(r["template"] for r in rows))
+    fig, ax = plt.subplots(figsize=(12, 6))
+    cmap = plt.get_cmap("tab20")
+    for t_index, name in enumerate(templates):
+        xs, ys = [], []
+        for s_index, shape in enumerate(shapes):
+            row = next((r for r in rows if r["template"] == name and r["shape"] == shape and "ratio" in r), None)
+            if row is not None:
+                xs.append(s_index + (t_index - len(templates) / 2) * 0.035)
+                ys.append(row["ratio"])
+        ax.scatter(xs, ys, s=18, color=cmap(t_index % 20), label=name, zorder=3)
+    for s_index, shape in enumerate(shapes):
+        ax.hlines(TARGETS[shape], s_index - 0.4, s_index + 0.4, colors="black", linewidth=1.5, zorder=2)
+    ax.set_xticks(range(len(shapes)))
+    ax.set_xticklabels(shapes, rotation=30, ha="right")
     ax.set_yscale("log")
-    ax.set_xlabel("stream length (tokens)")
-    ax.set_ylabel("ns per token, streaming (best of N)")
-    ax.set_title("Compiled parsers vs transformers' interpreter")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.set_ylabel("reference time / compiled time (black bars: targets)")
+    ax.set_title("Compiled parsers vs transformers' interpreter, per stream shape (20k tokens)")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
 
 
+def table(rows: list[dict], growth: dict) -> str:
+    """The per-shape ratios, one line per template (markdown)."""
+    shapes = [name for name in TARGETS if any(r["shape"] == name for r in rows)]
+    head = "| template | " + " | ".join(shapes) + (" | growth 8k->128k |" if growth else " |")
+    lines = [head, "|---|" + "---:|" * (len(shapes) + (1 if growth else 0))]
+    lines.append("| *target* | " + " | ".join(f"*>= {TARGETS[s]:g}*" for s in shapes) + (f" | *<= {GROWTH_TARGET}* |" if growth else " |"))
+    for name in dict.fromkeys(r["template"] for r in rows):
+        cells = []
+        for shape in shapes:
+            row = next((r for r in rows if r["template"] == name and r["shape"] == shape), None)
+            if row is None or "ratio" not in row:
+                cells.append("n/a")
+            else:
+                cell = f"{row['ratio']:.1f}"
+                cells.append(cell if row["status"] == "met" else f"**{cell}**" + ("!" if row["status"] == "MISMATCH" else ""))
+        if growth:
+            value = growth.get(name)
+            cells.append("n/a" if value is None else (f"{value:.2f}" if value <= GROWTH_TARGET else f"**{value:.2f}**"))
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="1k and 8k tokens only, fewer repeats")
-    parser.add_argument("--repeat", type=int, default=None, help="best of N (default 5, quick 3)")
-    parser.add_argument("--templates", nargs="*", default=list(TEMPLATES))
+    parser.add_argument("--quick", action="store_true", help="best of 1 and no 128k stream")
+    parser.add_argument("--repeat", type=int, default=None, help="best of N (default 2, quick 1)")
+    parser.add_argument("--templates", nargs="*", default=None, help="default: every template in templates_src/")
+    parser.add_argument("--shapes", nargs="*", default=None, help=f"default: all ({', '.join(TARGETS)})")
+    parser.add_argument("--tokens", type=int, default=SHAPE_TOKENS, help="tokens per shape stream")
     parser.add_argument("--out", type=Path, default=HERE)
     args = parser.parse_args(argv)
-    repeat = args.repeat or (3 if args.quick else 5)
-    lengths = [1_000, 8_000] if args.quick else [1_000, 8_000, 32_000, 128_000]
+    repeat = args.repeat or (1 if args.quick else 2)
+    names = args.templates or template_names()
+    wanted = set(args.shapes or TARGETS)
+    started = time.perf_counter()
+    lines: list[str] = []
 
-    rows = []
-    print(f"{'template':<13}{'tokens':>8}{'ref ns/tok':>12}{'ours ns/tok':>12}{'stream x':>10}{'whole x':>9}{'floor ns':>10}{'/floor':>8}")
-    for name in args.templates:
-        for length in lengths:
-            row = measure(name, length, repeat)
-            rows.append(row)
-            print(
-                f"{name:<13}{row['tokens']:>8}{row['reference_stream_ns_per_token']:>12.0f}"
-                f"{row['compiled_stream_ns_per_token']:>12.0f}{row['stream_ratio']:>9.1f}x{row['whole_ratio']:>8.1f}x"
-                f"{row['floor_ns_per_token']:>10.0f}{row['distance_to_floor']:>7.1f}x",
-                flush=True,
-            )
-    growth = {}
-    for name in args.templates:
-        by_length = {row["length"]: row for row in rows if row["template"] == name}
-        if 8_000 in by_length and 128_000 in by_length:
-            growth[name] = {
-                side: by_length[128_000][f"{side}_stream_ns_per_token"] / by_length[8_000][f"{side}_stream_ns_per_token"]
-                for side in ("compiled", "reference")
-            }
-    if growth:
-        print("\ngrowth of ns/token from 8k to 128k tokens (1.0 = linear time)")
-        for name, values in growth.items():
-            print(f"  {name:<13} compiled {values['compiled']:.2f}   reference {values['reference']:.2f}")
+    def say(text: str = "") -> None:
+        print(text, flush=True)
+        lines.append(text)
 
-    print("\ndegenerate streams, fed one character per token")
-    degenerate_rows = []
-    for name in args.templates:
-        for kind in ("newlines", "angles"):
-            row = measure_degenerate(name, kind, max(1, repeat // 2))
-            degenerate_rows.append(row)
-            print(
-                f"  {name:<13}{row['stream']:<15} reference {row['reference_ns_per_token']:>9.0f} ns/tok"
-                f"   compiled {row['compiled_ns_per_token']:>7.0f} ns/tok   {row['ratio']:>7.1f}x",
-                flush=True,
-            )
+    say(f"{'template':<15}{'shape':<19}{'tokens':>8}{'ref ns/tok':>12}{'ours ns/tok':>12}{'ratio':>9}{'target':>8}  status")
+    rows: list[dict] = []
+    growth: dict[str, float] = {}
+    for name in names:
+        module, template = load_module(name), load_template(name)
+        for shape in SHAPES:
+            if shape.name in wanted:
+                rows.append(measure_shape(name, module, template, shape.name, repeat, args.tokens))
+                _print_row(say, rows[-1])
+        lengths = [length for length in (20_000, 128_000) if f"whole_{length // 1000}k" in wanted]
+        if lengths and not args.quick:
+            lengths = [8_000] + lengths
+        elif "whole_128k" in wanted and args.quick:
+            lengths = [length for length in lengths if length != 128_000]
+        if lengths:
+            mixed = measure_mixed(name, module, template, repeat, lengths)
+            by_length = {row.get("tokens", 0) // 1000: row for row in mixed}
+            for row in mixed:
+                if row["shape"] in TARGETS or row["status"] == "n/a":
+                    rows.append(row)
+                    _print_row(say, row)
+            small = next((r for r in mixed if r["shape"] == "whole_8k"), None)
+            large = next((r for r in mixed if r["shape"] == "whole_128k"), None)
+            if small and large and "compiled_stream_ns_per_token" in large:
+                growth[name] = large["compiled_stream_ns_per_token"] / small["compiled_stream_ns_per_token"]
+                say(f"{name:<15}{'growth 8k->128k':<19}{'':>8}{'':>12}{'':>12}{growth[name]:>9.2f}{GROWTH_TARGET:>8}  "
+                    + ("met" if growth[name] <= GROWTH_TARGET else "below"))
+            del by_length
 
-    # Targets, on a qwen3 stream of 20k tokens.
-    target_row = measure("qwen3", 20_000, repeat) if "qwen3" in args.templates else None
-    checks = {}
-    if target_row:
-        checks["streaming_ratio_20k"] = target_row["stream_ratio"]
-        checks["whole_ratio_20k"] = target_row["whole_ratio"]
-        checks["distance_to_floor_20k"] = target_row["distance_to_floor"]
-    if "qwen3" in growth:
-        checks["growth_8k_to_128k"] = growth["qwen3"]["compiled"]
-    newline = next((r for r in degenerate_rows if r["template"] == "qwen3" and "newlines" in r["stream"]), None)
-    if newline:
-        checks["newline_stream_ratio"] = newline["ratio"]
-    print("\ntargets (qwen3)")
-    all_met = True
-    for key, value in checks.items():
-        goal = TARGETS.get(key)
-        if goal is None:
-            print(f"  {key:<24} {value:8.2f}   (reported)")
-            continue
-        met = value <= goal if key.startswith("growth") else value >= goal
-        all_met &= met
-        relation = "<=" if key.startswith("growth") else ">="
-        print(f"  {key:<24} {value:8.2f}   target {relation} {goal:<6} {'met' if met else 'NOT MET'}")
-    print("every target met" if all_met and len(checks) > 3 else "some targets not met or not measured")
+    failures = [f"{r['template']}/{r['shape']} ({r['status']})" for r in rows if r["status"] in ("below", "MISMATCH")]
+    failures += [f"{name}/growth_8k_to_128k" for name, value in growth.items() if value > GROWTH_TARGET]
+    floors = [r for r in rows if "distance_to_floor" in r]
+    failures += [f"{r['template']}/prose_distance_to_floor" for r in floors if r["distance_to_floor"] > FLOOR_TARGET]
+    say()
+    for r in floors:
+        say(f"floor {r['template']:<15} {r['floor_ns_per_token']:6.0f} ns/token; compiled prose {r['distance_to_floor']:.2f}x that (target <= {FLOOR_TARGET})")
+    elapsed = time.perf_counter() - started
+    not_applicable = [f"{r['template']}/{r['shape']}: {r['note']}" for r in rows if r["status"] == "n/a"]
+    if not_applicable:
+        say("\nnot applicable: " + "; ".join(not_applicable))
+    say(f"\n{len(rows)} measurements, {len(failures)} below target, {elapsed:.0f} s")
+    for failure in failures:
+        say(f"  BELOW TARGET: {failure}")
 
     args.out.mkdir(parents=True, exist_ok=True)
     results = {
         "machine": {"python": sys.version.split()[0], "platform": platform.platform(), "processor": platform.machine()},
+        "mode": "quick" if args.quick else "full",
         "repeat": repeat,
+        "shape_tokens": args.tokens,
+        "seconds": round(elapsed),
+        "targets": {**TARGETS, "growth_8k_to_128k": GROWTH_TARGET, "distance_to_floor": FLOOR_TARGET},
         "rows": rows,
         "growth": growth,
-        "degenerate": degenerate_rows,
-        "targets": {"goals": TARGETS, "measured": checks, "all_met": all_met},
+        "failures": failures,
     }
-    (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    if plot(rows, args.out / "plot.png"):
-        print(f"wrote {args.out / 'results.json'} and {args.out / 'plot.png'}")
-    return 0
+    if args.templates is None and args.shapes is None:
+        (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        (args.out / "table.md").write_text(table(rows, growth), encoding="utf-8")
+        (args.out / "latest.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if plot(rows, args.out / "plot.png"):
+            print(f"wrote {args.out / 'results.json'}, table.md, latest.txt and plot.png")
+    return 1 if failures else 0
+
+
+def _print_row(say, row: dict) -> None:
+    if "ratio" not in row:
+        say(f"{row['template']:<15}{row['shape']:<19}{'':>8}{'':>12}{'':>12}{'':>9}{'':>8}  {row['status']}: {row['note']}")
+        return
+    say(
+        f"{row['template']:<15}{row['shape']:<19}{row['tokens']:>8}{row['reference_ns_per_token']:>12.0f}"
+        f"{row['compiled_ns_per_token']:>12.0f}{row['ratio']:>8.1f}x{row.get('target', 0):>8g}  {row['status']}"
+    )
 
 
 if __name__ == "__main__":

@@ -50,6 +50,10 @@ class FastPath:
     # repeat: lead characters followed by a proper prefix of a trigger
     # string are certainly a partial match.
     exact: bool = False
+    # The match is the leads then one of the trigger strings and nothing
+    # else (`\\s*<tool_call>`, `\\s*(?:<|im_end|>|<|endoftext|>)`): the
+    # runtime finds it with str.find, without the regex engine.
+    simple: bool = False
 
 
 class _NoFastPath(Exception):
@@ -180,7 +184,49 @@ def fast_path_of(delim: Delimiter) -> FastPath | None:
     if nullable or not triggers or len(triggers) > _MAX_SET:
         return None
     exact = not skipped and (not leads or (len(leads) == 1 and hold_lead is not None and optional_leads))
-    return FastPath(tuple(sorted(triggers)), tuple(leads), hold_lead, exact=exact)
+    simple = exact and _literal_strings(items) == triggers and not _prefix_free_violated(triggers, leads)
+    return FastPath(tuple(sorted(triggers)), tuple(leads), hold_lead, exact=exact, simple=simple)
+
+
+def _run(items: list[Node]) -> str | None:
+    """The string a sequence of plain characters spells, else None."""
+    if not all(isinstance(item, Char) and not item.icase for item in items):
+        return None
+    return "".join(item.char for item in items)
+
+
+def _literal_strings(items: list[Node]) -> set[str] | None:
+    """The strings a sequence matches when it is one literal or a
+    non-capturing alternation of literals, else None."""
+    run = _run(items)
+    if run:
+        return {run}
+    if len(items) != 1:
+        return None
+    node = items[0]
+    if isinstance(node, Group) and node.index is None and node.name is None:
+        node = node.body
+    if not isinstance(node, Alt):
+        return None
+    strings = set()
+    for branch in node.branches:
+        run = _run(_items(branch))
+        if not run:
+            return None
+        strings.add(run)
+    return strings
+
+
+def _prefix_free_violated(strings: set[str], leads: list[Lead]) -> bool:
+    """Whether one string is a prefix of another (then the regex's
+    alternation order, not the longest, would decide) or starts with a lead
+    character (then the lead run would not end where the string starts)."""
+    for string in strings:
+        if any(other != string and other.startswith(string) for other in strings):
+            return True
+        if any(string[0] in lead.ascii or not string[0].isascii() and regex.fullmatch(lead.source, string[0]) for lead in leads):
+            return True
+    return False
 
 
 def merge_fast_paths(paths: list[FastPath | None]) -> FastPath | None:

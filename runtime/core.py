@@ -9,6 +9,55 @@ This module needs only the standard library; the `regex` module is imported
 the first time something needs it (a regex delimiter, `xml-inline`, or a json
 dialect option), so a template without regexes runs without it. It imports
 nothing else from this package, so `--vendor` can inline it into one file.
+
+How a token is processed (the speed design)
+-------------------------------------------
+The compiler's analysis (compiler/analysis.py) gives every delimiter its
+trigger strings and lead classes: every match is lead characters (the `\\s`
+of `\\s*<tool_call>`) then one of the trigger strings. Per parser state the
+watched delimiters become one `Scanner`, built once per parser class, which
+works like a lexer over the text not yet consumed (the tail):
+
+1. Common path (`feed`). While nothing is held and the region is open, a
+   token is looked up in the state's table of plain tokens (tokens met
+   before that hold no trigger character and do not end in a lead): one
+   dict lookup, then the chunk event. A token not in the table is
+   classified once (`_feed_new_token`: first characters of the triggers,
+   last character against the leads) and remembered (the tables are
+   bounded; a tokenizer's vocabulary is finite). The buffer is not touched:
+   the routed tokens are in the region's body anyway, and `_materialize`
+   rebuilds the few characters of context regex delimiters read behind the
+   read position only when the general step needs the buffer.
+2. Held lead runs. A token ending in lead characters of the state's hold
+   lead routes what comes before the run and holds the run (a partial match
+   of the lead-led delimiter starts there and nowhere earlier); more lead
+   tokens extend the held pieces without any search; a plain token
+   releases them. The run start of such tokens is remembered too.
+3. The hold-back question. A token with a trigger character goes to the
+   scanner with the held text: `Scanner.hold` reads the tail once per
+   trigger string and its last `longest - 1` characters, and answers from
+   the trigger prefixes (a partial match of every delimiter owning that
+   prefix, started at the prefix or at the delimiter's lead run before it)
+   or the trailing lead run, without running any delimiter; answers for
+   short tails are remembered. Held text is bounded by the longest trigger
+   plus a lead run, so each character is examined a bounded number of times
+   (tests/test_linear_time.py counts it per stream shape).
+4. General step (`_process`, SPEC steps 1-5). When the tail holds a whole
+   trigger string (or a prefix only an inexact delimiter owns), the
+   delimiters are searched from the read position: literals with str.find
+   (memoised), simple patterns (leads then literals, no groups) with
+   str.find, other patterns with the `regex` module only where a trigger
+   string lets a match start. The answer of a scan for a short tail is a
+   function of the state, the tail with its context, whether it starts the
+   text, and end of stream, so it is remembered per parser class: streams of
+   many small tool calls repeat the same few tails at every call.
+5. Transitions. Opening and closing a region (content parsers, transforms,
+   tool typing) run the single definitions below (`parse_*`, `Placeholder`,
+   `apply_transform`, `type_tool_calls`), shared with every template.
+
+States without a scanner (a delimiter the analysis cannot bound: `^`
+anchors, look-arounds before the trigger, lazy repeats) always take the
+general step; so do templates whose look-behinds are unbounded.
 """
 
 import inspect
@@ -503,6 +552,13 @@ class PartialMatch:
         return {}
 
 
+class CompleteMatch(PartialMatch):
+    """A complete match of a simple pattern, found with str.find."""
+
+    __slots__ = ()
+    partial = False
+
+
 class Pattern:
     """A delimiter given as a regex, matched by the `regex` module with the
     reference's partial-matching semantics.
@@ -523,12 +579,13 @@ class Pattern:
         "exact",
         "prefixes",
         "longest",
+        "simple",
     )
 
     grows_at_edge = True
     literals = None
 
-    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False):
+    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False):
         self.pattern = pattern
         rx = regex_module()
         self.compiled = rx.compile(pattern, rx.DOTALL)
@@ -543,9 +600,33 @@ class Pattern:
         self.exact = exact and (not self.leads or self.leads.classes == (first_lead,))
         self.prefixes = frozenset(t[:i] for t in self.triggers or () for i in range(1, len(t)))
         self.longest = max(map(len, self.triggers or ("",)))
+        # Leads then one of the triggers and nothing else: matched with str.find.
+        self.simple = simple and self.exact
 
     def __repr__(self):
         return f"Pattern({self.pattern!r})"
+
+    def _search_simple(self, buf, pos, partial):
+        """`search` for a simple pattern: the leftmost trigger string, from
+        the run of leads before it; else a trigger prefix or a lead run at
+        the end (a partial match)."""
+        found_at = -1
+        found_end = 0
+        for trigger in self.triggers:
+            found = buf.find(trigger, pos)
+            if found >= 0 and (found_at < 0 or found < found_at):
+                found_at, found_end = found, found + len(trigger)
+        leads = self.leads
+        if found_at >= 0:
+            return CompleteMatch(leads.run_start(buf, found_at, pos) if leads else found_at, found_end)
+        if not partial:
+            return None
+        size = len(buf)
+        tail_at = self._tail_trigger(buf, pos)
+        if tail_at < 0:
+            tail_at = size
+        start = leads.run_start(buf, tail_at, pos) if leads else tail_at
+        return PartialMatch(start, size) if start < size else None
 
     def _starts(self, buf, run_start, run_end):
         """Positions in [run_start, run_end] where a match may start."""
@@ -577,6 +658,8 @@ class Pattern:
         may come back as None."""
         if self.triggers is None:
             return self.compiled.search(buf, pos, partial=partial)
+        if self.simple:
+            return self._search_simple(buf, pos, partial)
         match = self.compiled.match
         size = len(buf)
         first_partial = None
@@ -660,20 +743,26 @@ class FastPath:
 class Leads:
     """The lead classes of a delimiter or a state, as one set of characters."""
 
-    __slots__ = ("classes", "ascii")
+    __slots__ = ("classes", "ascii", "non_ascii")
 
     def __init__(self, classes):
         self.classes = tuple(classes)
+        self.non_ascii = {}
         self.ascii = "".join(sorted({char for lead in self.classes for char in lead.ascii}))
 
     def __bool__(self):
         return bool(self.classes)
 
     def holds_char(self, char):
-        """Whether `char` is in any of the classes."""
+        """Whether `char` is in any of the classes (non-ASCII answers memoised)."""
         if char < "\x80":
             return char in self.ascii
-        return any(lead.holds(char) for lead in self.classes)
+        known = self.non_ascii.get(char)
+        if known is None:
+            known = any(lead.holds(char) for lead in self.classes)
+            if len(self.non_ascii) < 4096:
+                self.non_ascii[char] = known
+        return known
 
     def run_start(self, text, end, floor=0):
         """Start of the run of lead characters ending at `end` (not before `floor`)."""
@@ -681,6 +770,162 @@ class Leads:
         while start > floor and self.holds_char(text[start - 1]):
             start -= 1
         return start
+
+
+PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
+
+
+class Scanner:
+    """A state's watched delimiters as one lexer over the unconsumed tail.
+
+    Built once per parser class and state from the delimiters' trigger
+    strings (compiler analysis: every match is lead characters then one of
+    them). It answers the hold-back question for a tail that holds no whole
+    trigger string, from the tail's last `longest - 1` characters only:
+    - a proper prefix of a trigger string at the end is a partial match of
+      every delimiter owning it; for exact delimiters (literals, or leads
+      then the trigger with nothing else before it) the partial match starts
+      at that prefix, or at the run of the delimiter's lead class before it;
+    - otherwise a tail ending in lead characters is a partial match of the
+      state's hold lead from the start of that run;
+    - otherwise nothing is pending and all of the tail is routed.
+    Anything else (a whole trigger string, a prefix owned by an inexact
+    delimiter) goes to the general search, which runs the delimiters.
+    """
+
+    __slots__ = (
+        "strings",
+        "firsts",
+        "single",
+        "prefixes",
+        "longest",
+        "leads",
+        "lead_ascii",
+        "hold_lead",
+        "ascii_run_holds",
+        "plain",
+        "lead_end",
+        "holds",
+    )
+
+    def __init__(self, watch, fast):
+        strings = []
+        prefixes = {}
+        for _kind, _index, delim in watch:
+            if delim.literals is not None:
+                owned, lead = delim.literals, None
+                exact = True
+            else:
+                owned = delim.triggers
+                exact = delim.exact
+                lead = delim.first_lead if exact and delim.leads else None
+            for string in owned:
+                strings.append(string)
+                for size in range(1, len(string)):
+                    prefix = string[:size]
+                    rule = prefixes.get(prefix, ())
+                    if not exact or rule is None:
+                        prefixes[prefix] = None
+                    elif lead is not None and lead not in rule:
+                        prefixes[prefix] = rule + (lead,)
+                    else:
+                        prefixes[prefix] = rule
+        self.strings = tuple(dict.fromkeys(strings))
+        self.firsts = "".join(sorted({string[0] for string in self.strings}))
+        self.single = self.firsts if len(self.firsts) == 1 else None
+        self.prefixes = prefixes
+        self.longest = max(map(len, self.strings))
+        self.leads = fast.leads
+        self.lead_ascii = fast.leads.ascii
+        self.hold_lead = fast.hold_lead
+        # Every ASCII lead character is of the hold lead: a trailing ASCII
+        # run of leads needs no further check.
+        self.ascii_run_holds = self.hold_lead is not None and set(self.lead_ascii) <= set(self.hold_lead.ascii)
+        # Tokens met in this state that hold no trigger character and do
+        # not end in a lead (a tokenizer's vocabulary is finite, so most
+        # tokens are met again): the common path's one lookup.
+        self.plain = {}
+        # Tokens with no trigger character ending in a run of the hold lead:
+        # token -> where that run starts.
+        self.lead_end = {}
+        self.holds = {}  # short tail -> hold (see hold)
+
+    def learn(self, token):
+        """Remember a plain token (up to a bound on the table's size)."""
+        if len(self.plain) < PLAIN_TOKENS:
+            self.plain[token] = True
+
+    @classmethod
+    def of_state(cls, watch, fast):
+        """The scanner for a state, or None when its delimiters give no
+        trigger strings or a trigger could start inside a lead run."""
+        if fast is None or not watch:
+            return None
+        for _kind, _index, delim in watch:
+            if delim.literals is None and delim.triggers is None:
+                return None
+        scanner = cls(watch, fast)
+        if any(scanner.leads.holds_char(char) for char in scanner.firsts):
+            return None
+        return scanner
+
+    def hold(self, tail):
+        """Where the held text starts in `tail` (len(tail): nothing held), or
+        -1 when only the general search can tell. Answers for short tails
+        (a held delimiter prefix and a token) are remembered."""
+        known = self.holds.get(tail)
+        if known is None:
+            known = self._hold(tail)
+            if len(tail) <= 64 and len(self.holds) < PLAIN_TOKENS:
+                self.holds[tail] = known
+        return known
+
+    def _hold(self, tail):
+        for string in self.strings:
+            if string in tail:
+                return -1
+        size = len(tail)
+        low = size - self.longest + 1
+        if low < 0:
+            low = 0
+        single = self.single
+        if single is not None:
+            at = tail.find(single, low)
+            while at >= 0:
+                rule = self.prefixes.get(tail[at:], False)
+                if rule is not False:
+                    return self._extend(tail, at, rule)
+                at = tail.find(single, at + 1)
+        else:
+            firsts = self.firsts
+            prefixes = self.prefixes
+            for at in range(low, size):
+                if tail[at] in firsts:
+                    rule = prefixes.get(tail[at:], False)
+                    if rule is not False:
+                        return self._extend(tail, at, rule)
+        last = tail[-1]
+        if last in self.lead_ascii or (last > "\x7f" and self.leads.holds_char(last)):
+            start = self.leads.run_start(tail, size)
+            if self.hold_lead is None or not self.hold_lead.holds(tail[start:]):
+                return -1
+            return start
+        return size
+
+    @staticmethod
+    def _extend(tail, at, rule):
+        """The partial matches of a trigger prefix at `at` start there, or at
+        the run of a delimiter's lead class before it."""
+        if rule is None:
+            return -1
+        hold = at
+        for lead in rule:
+            start = at
+            while start > 0 and lead.holds(tail[start - 1]):
+                start -= 1
+            if start < hold:
+                hold = start
+        return hold
 
 
 def last_anchor_end(anchor, text):
@@ -745,6 +990,12 @@ class StreamParser:
         self._memo = {}
         self._pieces = []  # held text not yet joined onto _buf (see feed)
         self._held_in_lead = False
+        self._hot = None  # the state's Scanner while the common path is open
+        self._lead_hot = None  # the same while a run of its hold lead is held
+        self._hot_from = 0  # body pieces before that are in the buffer
+        self._stale = False  # whether later body pieces are not (see _materialize)
+        self._scanner_of = self._scanners()
+        self._scan_table = self._scan_tables()
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
         self._captures = {}
@@ -760,6 +1011,23 @@ class StreamParser:
                 self._process(self.initial_events, False)
                 self._note_held()
 
+    @classmethod
+    def _scanners(cls):
+        """State -> Scanner (or None), built once per parser class."""
+        table = cls.__dict__.get("_SCANNERS")
+        if table is None:
+            table = {state: Scanner.of_state(watch, cls.FAST.get(state)) for state, watch in cls.WATCH.items()}
+            cls._SCANNERS = table
+        return table
+
+    @classmethod
+    def _scan_tables(cls):
+        """The table `_scan_remembered` keeps, one per parser class."""
+        table = cls.__dict__.get("_SCAN_TABLE")
+        if table is None:
+            table = cls._SCAN_TABLE = {}
+        return table
+
     # -- public API --------------------------------------------------------
 
     @property
@@ -770,87 +1038,178 @@ class StreamParser:
 
     def feed(self, text):
         """Add generated text; return the events it completes."""
+        hot = self._hot
+        if hot is not None:
+            # The common path: nothing held, the region open, and a token
+            # the state's scanner knows holds no trigger character and does
+            # not end in a lead character, so no delimiter can match or be
+            # pending in it (see Scanner): it is routed as it is. The buffer
+            # is brought up to date lazily (see _materialize) from the body,
+            # which holds these tokens anyway.
+            if hot.plain.get(text, False):
+                self._body.append(text)
+                return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+            return self._feed_new_token(hot, text, "")
+        hot = self._lead_hot
+        if hot is not None:
+            # A run of the state's hold lead is held (the pieces): a plain
+            # token releases it, as no delimiter can match in it any more.
+            if hot.plain.get(text, False):
+                text = "".join(self._pieces) + text
+                self._pieces = []
+                self._lead_hot = None
+                self._hot = hot
+                self._body.append(text)
+                return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+            return self._feed_new_token(hot, text, "".join(self._pieces))
+        return self._feed_general(text)
+
+    def _feed_new_token(self, hot, text, held):
+        """The common path for a token not known plain: classify it (and
+        remember it when plain), or hand it to the general step."""
+        start = hot.lead_end.get(text)
+        if start is not None:
+            return self._hold_run(hot, text, held, start)
+        if not text:
+            return self._feed_general(text)
+        single = hot.single
+        if single is not None:
+            if single in text:
+                return self._feed_general(text)
+        else:
+            for char in hot.firsts:
+                if char in text:
+                    return self._feed_general(text)
+        if hot.leads.holds_char(text[-1]):
+            return self._feed_lead_end(hot, text, held)
+        hot.learn(text)
+        if held:
+            text = held + text
+            self._pieces = []
+            self._lead_hot = None
+            self._hot = hot
+        self._body.append(text)
+        return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+
+    def _feed_lead_end(self, hot, text, held):
+        """The common path for `text` (after the held lead run `held`) ending
+        in lead characters (`word `, `:\n`): route what comes before the
+        trailing run, hold the run, exact when the run is all of the state's
+        hold lead (a partial match starts at the run, none before it)."""
+        start = len(text.rstrip(hot.lead_ascii))
+        if start == len(text) or (start and text[start - 1] > "\x7f"):
+            start = hot.leads.run_start(text, len(text))  # non-ASCII lead characters
+            if hot.hold_lead is None or not hot.hold_lead.holds(text[start:]):
+                return self._feed_general(text)
+        elif not hot.ascii_run_holds:
+            lead = hot.hold_lead
+            if lead is None or not lead.holds(text[start:]):
+                return self._feed_general(text)
+        if len(hot.lead_end) < PLAIN_TOKENS:
+            hot.lead_end[text] = start
+        return self._hold_run(hot, text, held, start)
+
+    def _hold_run(self, hot, text, held, start):
+        """Route `held` and `text` up to `start`; hold the lead run from there."""
+        self._hot = None
+        self._lead_hot = hot
+        if not start:
+            self._pieces.append(text)  # the pending match stays where it is
+            return []
+        routed = held + text[:start] if held else text[:start]
+        self._pieces = [text[start:]]
+        self._body.append(routed)
+        return [{"type": "region_chunk", "field": self._name, "text": routed, "dirty": self._dirty}]
+
+    def _feed_general(self, text):
+        """Every token the common path does not take: the scanner answers
+        from the tail's end when it can, else the delimiters are searched."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
-        fast = self._fast
-        if fast is not None and text:
-            for trigger in fast.triggers:
-                if trigger in text:
-                    break
-            else:
-                # No delimiter can start in `text` (see FastPath): the hot paths.
-                last = text[-1]
-                ends_in_lead = last in fast.lead_ascii or (last > "\x7f" and fast.leads.holds_char(last))
-                if self._pos == len(self._buf) and not self._pieces:
-                    if not ends_in_lead:
-                        size = len(text)
-                        if size >= self.CONTEXT:
-                            self._base += len(self._buf)
-                            self._buf = text
-                            self._pos = size
-                        else:
-                            self._skip(text)
-                        if self._opened:
-                            self._body.append(text)
-                            return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
-                        events = []
-                        self._route(events, text)
-                        return events
-                    if fast.hold_lead is not None:
-                        return self._hold_lead_run(fast, text)
-                elif self._held_in_lead:
-                    if fast.hold_lead.holds(text):
-                        self._pieces.append(text)  # the pending match stays where it is
-                        return []
-                    if not ends_in_lead:
-                        return self._release_held(fast, text)
-        return self._feed_slowly(text)
+        scanner = self._scanner
+        if scanner is None or not text:
+            if self._stale:
+                self._materialize()
+            return self._feed_slowly(text)
+        if self._stale:
+            # The buffer is behind (see _materialize); the held text is the
+            # pieces (a lead run, or what the scanner held last time).
+            self._hot = self._lead_hot = None
+            pieces = self._pieces
+            tail = "".join(pieces) + text if pieces else text
+            hold = scanner.hold(tail)
+            if hold >= 0:
+                events = []
+                if hold:
+                    routed = tail[:hold] if hold < len(tail) else tail
+                    self._body.append(routed)
+                    events.append({"type": "region_chunk", "field": self._name, "text": routed, "dirty": self._dirty})
+                if hold < len(tail):
+                    held = tail[hold:]
+                    self._pieces = [held]
+                    lead = scanner.hold_lead
+                    self._hot = None
+                    self._lead_hot = scanner if lead is not None and lead.holds(held) else None
+                else:
+                    self._pieces = []
+                    self._hot = scanner
+                    self._lead_hot = None
+                return events
+            self._materialize()
+            self._append(text)
+            pos = self._pos
+        else:
+            if self._held_in_lead and scanner.hold_lead.holds(text):
+                self._pieces.append(text)  # the pending match stays where it is
+                return []
+            self._append(text)
+            pos = self._pos
+            tail = self._buf[pos:]
+            hold = scanner.hold(tail)
+        events = []
+        if hold < 0:
+            self._process(events, False)
+        elif hold:
+            self._route(events, tail[:hold] if hold < len(tail) else tail)
+            self._pos = pos + hold
+        self._note_held()
+        return events
 
     def _feed_slowly(self, text):
         """The general step: search the unconsumed text (SPEC, steps 1-5)."""
         events = []
-        if text:
-            self._append(text)
+        self._append(text)
         self._process(events, False)
         self._note_held()
         return events
 
-    def _hold_lead_run(self, fast, text):
-        """`text` has no trigger and ends in lead characters: route what comes
-        before the trailing run, hold the run. Exact when the run is all of the
-        state's hold lead (a partial match starts at the run, none before)."""
-        start = fast.leads.run_start(text, len(text))
-        if not fast.hold_lead.holds(text[start:]):
-            return self._feed_slowly(text)
-        events = []
-        self._append(text)
-        if start:
-            self._route(events, text[:start])
-        self._pos += start
-        self._trim()
-        self._held_in_lead = True
-        return events
-
-    def _release_held(self, fast, text):
-        """Held lead characters followed by `text` with no trigger and no
-        trailing lead: nothing can match any more, all of it is routed."""
-        self._join_pieces()
-        held = self._buf[self._pos :]
-        for trigger in fast.triggers:
-            if trigger in held:
-                return self._feed_slowly(text)
-        events = []
-        self._append(text)
-        self._route(events, self._buf[self._pos :])
-        self._pos = len(self._buf)
-        self._trim()
-        self._held_in_lead = False
-        return events
+    def _materialize(self):
+        """Leave the common path: the tokens it routed (the body's last
+        pieces) become the consumed end of the buffer, of which only the
+        context regex delimiters read behind is kept."""
+        body = self._body
+        since = self._hot_from
+        skipped = len(body) - since
+        context = self.CONTEXT
+        old = self._buf
+        if skipped:
+            skipped_size = sum(map(len, body[since:])) if skipped > 1 else len(body[-1])
+            if context > 0:
+                kept = (old + "".join(body[max(since, len(body) - context) :]))[-context:]
+            else:
+                kept = ""
+            self._base += len(old) + skipped_size - len(kept)
+            self._buf = kept
+            self._pos = len(kept)
+        self._hot = self._lead_hot = None
+        self._stale = False
 
     def finalize(self):
         """End of generation: return (message, final events)."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
+        if self._stale:
+            self._materialize()
         events = []
         self._join_pieces()
         self._process(events, True)
@@ -883,12 +1242,31 @@ class StreamParser:
         self._pos = len(kept)
 
     def _note_held(self):
-        """After processing: trim, and note whether the held text is all of the
-        state's hold lead (see FastPath)."""
+        """After processing: trim; open the common path when nothing is held
+        but (perhaps) a run of the state's hold lead, which moves to the
+        pieces; otherwise note whether the held text is all hold lead."""
         self._trim()
-        fast = self._fast
-        lead = None if fast is None else fast.hold_lead
-        self._held_in_lead = lead is not None and self._pos < len(self._buf) and lead.holds(self._buf[self._pos :])
+        scanner = self._scanner
+        self._hot = self._lead_hot = None
+        if scanner is None:
+            self._held_in_lead = False
+            return
+        lead = scanner.hold_lead
+        pos, buf = self._pos, self._buf
+        held = buf[pos:] if pos < len(buf) else ""
+        in_lead = not held or (lead is not None and not self._pieces and lead.holds(held))
+        if in_lead and self._opened and self._current is not None:
+            if held:
+                self._pieces = [held]
+                self._buf = buf[:pos]
+                self._lead_hot = scanner
+            else:
+                self._hot = scanner
+            self._held_in_lead = False
+            self._stale = True
+            self._hot_from = len(self._body)
+        else:
+            self._held_in_lead = bool(held) and in_lead
 
     def _trim(self):
         """Drop consumed text, keeping the context regex delimiters read behind."""
@@ -969,10 +1347,46 @@ class StreamParser:
             best = None
         return best, hold
 
+    def _scan_remembered(self, watch, eos):
+        """`_scan`, remembered per parser class for short tails: its answer
+        depends only on the state, the unconsumed text with the context
+        regex delimiters read behind it, whether that starts the whole text,
+        and `eos`; stream shapes repeat the same few tails at every call."""
+        pos = self._pos
+        buf = self._buf
+        context = self.CONTEXT
+        if context < 0 or len(buf) - pos > 64:
+            best, hold = self._scan(watch, eos)
+            if best is not None and best[4] is not None:
+                kind, index, start, end, match = best
+                best = kind, index, start, end, {k: v for k, v in match.groupdict().items() if v is not None}
+            return best, hold
+        behind = context if pos >= context else pos
+        key = (self._state, eos, self._base == 0 and pos == behind, behind, buf[pos - behind :] if behind else buf[pos:])
+        table = self._scan_table
+        known = table.get(key)
+        if known is None:
+            best, hold = self._scan(watch, eos)
+            if best is not None:
+                kind, index, start, end, match = best
+                captures = None
+                if match is not None:
+                    captures = {key: value for key, value in match.groupdict().items() if value is not None}
+                known = ((kind, index, start - pos, end - pos, captures), hold - pos)
+            else:
+                known = (None, hold - pos)
+            if len(table) < PLAIN_TOKENS:
+                table[key] = known
+        best, hold = known
+        if best is not None:
+            kind, index, start, end, captures = best
+            return (kind, index, start + pos, end + pos, captures), hold + pos
+        return None, hold + pos
+
     def _process(self, events, eos):
         watch_sets = self.WATCH
         while True:
-            best, hold = self._scan(watch_sets[self._state], eos)
+            best, hold = self._scan_remembered(watch_sets[self._state], eos)
             if best is not None:
                 kind, index, start, end, match = best
                 if start > self._pos:
@@ -1014,7 +1428,7 @@ class StreamParser:
         """The implicit region (or the null sink) becomes current."""
         self._current = self.IMPLICIT  # field index, or None for the null sink
         self._state = -1
-        self._fast = self.FAST.get(-1)
+        self._scanner = self._scanner_of[-1]
         if self.IMPLICIT is None:
             self._name = self._dirty = None
         else:
@@ -1025,12 +1439,9 @@ class StreamParser:
         field = self.FIELDS[index]
         self._current = index
         self._state = index
-        self._fast = self.FAST.get(index)
+        self._scanner = self._scanner_of[index]
         self._name, self._dirty = field.name, field.dirty
-        if match is None:
-            self._captures = {}
-        else:
-            self._captures = {key: value for key, value in match.groupdict().items() if value is not None}
+        self._captures = {} if match is None else dict(match)  # the open's named groups
         self._body = []
         self._opened = True
         events.append({"type": "region_open", "field": field.name})

@@ -1,12 +1,14 @@
 """No quadratic path: on long streams the parser holds back only what a
 pending delimiter needs, keeps region bodies as lists of pieces, and every
-search looks only at the unconsumed tail. Checked by inspecting parser state,
-not by timing."""
+search looks only at the unconsumed tail; per stream shape, each input
+character is examined a bounded number of times. Checked by inspecting
+parser state and counting what the scanning steps are given, not by timing."""
 
 from __future__ import annotations
 
 import pytest
 
+from benchmarks.shapes import SHAPES, NotApplicable, mixed_stream, shape_stream, template_names
 from benchmarks.streams import build, tokenize
 from conftest import load_generated
 from runtime import core
@@ -88,3 +90,88 @@ def test_long_whitespace_run_is_held_without_rescanning(name, monkeypatch):
     assert len(calls) <= 3, f"{len(calls)} full processing steps for 8000 newlines"
     parser.feed("Done.")
     parser.finalize()
+
+
+# Characters examined per input character, at most, per stream shape (every
+# template): a token is looked up once; a scanner pass reads the tail once per
+# watched trigger string; a delimiter search reads the unconsumed text. The
+# bounds hold the measured worst template with room (calls: a handful of
+# delimiter searches over each short call; prefixes: a held prefix is read
+# again with the next token).
+EXAMINED_BOUND = {
+    "prose": 6,
+    "reasoning": 3,
+    "content_space": 7,
+    "content_newline": 7,
+    "reasoning_space": 4,
+    "reasoning_newline": 3,
+    "code": 7,
+    "lone_lt": 10,
+    "prefixes": 18,
+    "calls": 18,
+    "long_argument": 4,
+    "mixed": 5,
+}
+
+
+def _count_examined(monkeypatch):
+    """Patch the scanning steps to add what each one reads to a counter."""
+    counter = [0]
+
+    def counting(cls, name, size):
+        original = getattr(cls, name)
+
+        def wrapper(*args):
+            counter[0] += size(*args)
+            return original(*args)
+
+        monkeypatch.setattr(cls, name, wrapper)
+
+    counting(core.Scanner, "hold", lambda self, tail: len(tail) * (len(self.strings) + 1))
+    counting(core.Literals, "find", lambda self, buf, pos, base, memo: len(buf) - pos)
+    counting(core.Literals, "partial_start", lambda self, buf, pos: min(len(buf) - pos, self.longest))
+    counting(core.Pattern, "search", lambda self, buf, pos, partial: len(buf) - pos)
+    counting(core.StreamParser, "_feed_new_token", lambda self, hot, text, held: len(text) + len(held))
+    counting(core.StreamParser, "_feed_lead_end", lambda self, hot, text, held: len(text))
+    return counter
+
+
+@pytest.mark.parametrize("shape", list(EXAMINED_BOUND))
+def test_each_character_examined_a_bounded_number_of_times(shape, monkeypatch):
+    counter = _count_examined(monkeypatch)
+    worst = (0.0, "")
+    for name in template_names():
+        module = load_generated(name)
+        try:
+            stream = mixed_stream(name, 3000) if shape == "mixed" else shape_stream(name, shape, 3000, module)
+        except NotApplicable:
+            continue
+        parser = module.ResponseParser(stream.prefix)
+        counter[0] = 0
+        chars = 0
+        for token in stream.tokens:
+            counter[0] += len(token)  # the common path's lookup of the token
+            chars += len(token)
+            parser.feed(token)
+        parser.finalize()
+        worst = max(worst, (counter[0] / chars, name))
+    assert worst[0] <= EXAMINED_BOUND[shape], f"{shape}: {worst[1]} examines {worst[0]:.2f} characters per input character"
+
+
+def test_long_held_prefix_is_read_a_bounded_number_of_times(monkeypatch):
+    """A delimiter arriving one character per token, 2,000 times: each token
+    reads the held prefix again, which a delimiter's length bounds."""
+    counter = _count_examined(monkeypatch)
+    module = load_generated("qwen3")
+    parser = module.ResponseParser("")
+    parser.feed("Some content.")
+    chars = 0
+    for _ in range(2000):
+        for char in "<|im_end":
+            counter[0] += 1
+            chars += 1
+            parser.feed(char)
+        parser.feed(" x")
+        chars += 2
+    parser.finalize()
+    assert counter[0] / chars <= 4 * len("<|im_end|>")

@@ -48,6 +48,8 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
         args.append(f"first_lead={leads[hint.hold_lead]}")
     if hint.exact:
         args.append("exact=True")
+    if hint.simple:
+        args.append("simple=True")
     return f"Pattern({', '.join(args)})"
 
 

@@ -71,6 +71,7 @@ REASONING_CONTENT_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    simple=True,
 )
 # fields.reasoning_content.close
 REASONING_CONTENT_CLOSE = Literals(["<channel|>"], grows_at_edge=False)
@@ -91,6 +92,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    simple=True,
 )
 
 FIELDS = (

@@ -79,7 +79,12 @@ TOOL_CALLS_CLOSE = Pattern(
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*<\\|im_end\\|>", triggers=["<|im_end|>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+    "\\s*<\\|im_end\\|>",
+    triggers=["<|im_end|>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
 )
 
 FIELDS = (

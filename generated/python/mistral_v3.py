@@ -62,6 +62,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    simple=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(

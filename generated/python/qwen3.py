@@ -59,7 +59,12 @@ REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 REASONING_CONTENT_CLOSE = Literals(["</think>"], grows_at_edge=False)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*<tool_call>", triggers=["<tool_call>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+    "\\s*<tool_call>",
+    triggers=["<tool_call>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -74,6 +79,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    simple=True,
 )
 
 FIELDS = (

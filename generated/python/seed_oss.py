@@ -87,7 +87,12 @@ TOOL_CALLS_CLOSE = Pattern(
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*<seed:eos>", triggers=["<seed:eos>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+    "\\s*<seed:eos>",
+    triggers=["<seed:eos>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
 )
 
 FIELDS = (
