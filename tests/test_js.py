@@ -131,7 +131,7 @@ def test_build_lang_writes_each_language(tmp_path: Path):
         text=True,
     )
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["qwen3.d.ts", "qwen3.mjs", "qwen3.py"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["qwen3.d.mts", "qwen3.mjs", "qwen3.py"]
     bad = subprocess.run(
         [sys.executable, "-m", "compiler", "build", "qwen3", "--lang", "cobol"], cwd=ROOT, capture_output=True, text=True
     )
@@ -145,3 +145,40 @@ def test_build_check_covers_javascript(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert "js" in done.stdout
     assert (ROOT / "generated" / "js" / "qwen3.mjs").is_file()
+
+
+def _tsc(project: Path) -> subprocess.CompletedProcess:
+    _need_node_modules()
+    tsc = ROOT / "node_modules" / "typescript" / "bin" / "tsc"
+    assert tsc.is_file(), "TypeScript is missing: run `npm ci` at the project root (.ci/run does)"
+    return subprocess.run([NODE, str(tsc), "-p", str(project)], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_typescript_consumer_type_checks():
+    """`tsc --noEmit` on tests/js/consumer: a generated module's and the runtime's declarations."""
+    done = _tsc(ROOT / "tests" / "js" / "consumer" / "tsconfig.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_typescript_sees_vendored_declarations_and_type_errors(tmp_path: Path):
+    subprocess.run(
+        [sys.executable, "-m", "compiler", "build", "gpt_oss", "--lang", "js", "--vendor", "-o", str(tmp_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    (tmp_path / "tsconfig.json").write_text(
+        json.dumps(
+            {
+                "compilerOptions": {"module": "nodenext", "strict": True, "noEmit": True, "types": []},
+                "files": ["use.mts"],
+            }
+        )
+    )
+    good = 'import { parseResponse } from "./gpt_oss.mjs";\nconst m = parseResponse("x", { prefix: "" });\nvoid m.content;\n'
+    (tmp_path / "use.mts").write_text(good)
+    done = _tsc(tmp_path / "tsconfig.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (tmp_path / "use.mts").write_text(good + 'const n: number = parseResponse("x", { prefix: "" });\n')
+    done = _tsc(tmp_path / "tsconfig.json")
+    assert done.returncode != 0 and "TS2322" in done.stdout

@@ -3,7 +3,7 @@
 The module (`<name>.mjs`) holds the template's data: fields, literal
 delimiters, regex delimiters as pattern trees the runtime's matcher runs
 (JavaScript's RegExp has no partial matching, and its `\\w`, `\\s`, case
-folding differ from Python's), watch sets and defaults. `<name>.d.ts`
+folding differ from Python's), watch sets and defaults. `<name>.d.mts`
 declares its API. With `vendor`, the runtime is copied beside it.
 """
 
@@ -47,7 +47,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[2] / "generated" / "js"
 RUNTIME_DIR = Path(__file__).resolve().parents[2] / "runtime" / "js"
 RUNTIME_PACKAGE = "response-template-runtime"
 VENDOR_DIR = RUNTIME_PACKAGE  # where --vendor puts the runtime, beside the module
-RUNTIME_FILES = ("index.mjs", "regex.mjs", "pyjson.mjs", "unicode.mjs", "index.d.ts", "package.json", "README.md")
+RUNTIME_FILES = ("index.mjs", "regex.mjs", "pyjson.mjs", "unicode.mjs", "index.d.mts", "package.json", "README.md")
 
 _env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -191,7 +191,7 @@ def runtime_files() -> dict[str, str]:
 
 
 def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
-    """Output-relative path -> file text: `<name>.mjs`, `<name>.d.ts` (and the runtime with `vendor`)."""
+    """Output-relative path -> file text: `<name>.mjs`, `<name>.d.mts` (and the runtime with `vendor`)."""
     origin = program.origin
     sets = _Sets()
     delimiters = []
@@ -263,7 +263,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
     }
     files = {
         f"{program.name}.mjs": _env.get_template("js_module.mjs.j2").render(**context),
-        f"{program.name}.d.ts": _env.get_template("js_module.d.ts.j2").render(**context),
+        f"{program.name}.d.mts": _env.get_template("js_module.d.mts.j2").render(**context),
     }
     if vendor:
         files.update({f"{VENDOR_DIR}/{name}": text for name, text in runtime_files().items()})
