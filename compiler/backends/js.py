@@ -20,6 +20,7 @@ from ..ir import OPEN, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, 
 from ..regex import RegexSyntaxError, parse
 from ..regex.analysis import first_set, nullable
 from ..regex.charset import CharSet, set_of
+from ..regex.automaton import partial_problem
 from ..regex.emit import js_problems
 from ..regex.nodes import (
     BOS,
@@ -151,6 +152,16 @@ def _delimiter_code(delim, origin: str, sets: _Sets) -> str:
     return regex_code(ast, delim.pattern, delim.path, origin, sets)
 
 
+def _watched_code(delim, origin: str, sets: _Sets) -> str:
+    """An open or close delimiter: searched with partial matching, so the
+    `regex` module's own partial rules must be ones the matcher reproduces."""
+    if isinstance(delim, RegexDelimiter) and delim.ast is not None:
+        why = partial_problem(delim.ast)
+        if why:
+            raise TemplateError([Problem(delim.path, f"cannot compile for JavaScript: {why}")], origin)
+    return _delimiter_code(delim, origin, sets)
+
+
 def _content_regexes(args: object, path: str, origin: str, sets: _Sets, out: dict[str, str]) -> None:
     """xml-inline tag patterns anywhere in content_args (value_parser nests them)."""
     if not isinstance(args, dict):
@@ -206,7 +217,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
                 var = f"{var}_{field.index}"
             used.add(var)
             delimiter_vars[(kind, field.index)] = var
-            delimiters.append({"var": var, "code": _delimiter_code(delim, origin, sets), "path": delim.path})
+            delimiters.append({"var": var, "code": _watched_code(delim, origin, sets), "path": delim.path})
     start_anchor = _delimiter_code(program.start_anchor, origin, sets)
     content_regexes: dict[str, str] = {}
     fields = []

@@ -20,7 +20,8 @@
 // Partial matching (the `regex` module's `partial=True`): a complete match
 // anywhere wins (the leftmost); otherwise the leftmost start from which some
 // path runs into the end of the text while it still wants a character.
-// Paths inside negative lookarounds do not count.
+// Paths inside lookarounds count too (a negative lookahead that runs into
+// the end makes a partial match where it starts).
 
 import { WORD } from "./unicode.mjs";
 
@@ -212,12 +213,11 @@ export class Regex {
         const body = this._compile(node[3], behind ? -1 : 1);
         const done = () => true;
         if (negative) {
+          // A path that runs into the end inside it still makes a partial
+          // match at this start, as in the `regex` module.
           return (i, k) => {
             const saved = ctx.caps.slice();
-            const partial = ctx.partial;
-            ctx.partial = false;
             const found = body(i, done);
-            ctx.partial = partial;
             restore(ctx.caps, saved);
             return !found && k(i);
           };
