@@ -7,6 +7,7 @@
 import { Regex, Match, codePointBefore, nextIndex } from "./regex.mjs";
 import {
   AttributeError,
+  JSONDecodeError,
   KeyError,
   PythonError,
   RuntimeError,
@@ -196,7 +197,7 @@ function parseJson(text, args) {
   try {
     return loads(working);
   } catch (error) {
-    if (!(error instanceof ValueError)) throw error;
+    if (!(error instanceof JSONDecodeError)) throw error;
     if (truthy(get(args, "allow_non_json", undefined))) return parseText(text, args);
     if (working === text) throw new ValueError(`json: could not parse region as JSON: ${error.message}`);
     throw new ValueError(`json: could not parse after dialect transforms: ${error.message}`);

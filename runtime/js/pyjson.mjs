@@ -44,6 +44,9 @@ export class RuntimeError extends PythonError {
   }
 }
 
+/** Python's ValueError for ints of more than 4300 digits (not a JSONDecodeError). */
+class IntDigitsError extends ValueError {}
+
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 // CPython refuses to convert longer decimal strings to int (sys.int_info).
 const INT_MAX_STR_DIGITS = 4300;
@@ -52,7 +55,7 @@ const INT_MAX_STR_DIGITS = 4300;
 export function intFromDigits(text) {
   const digits = text.replace(/^[-+]/, "").replace(/^0+(?=.)/, "");
   if (digits.length > INT_MAX_STR_DIGITS) {
-    throw new ValueError(`Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion`);
+    throw new IntDigitsError(`Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion`);
   }
   if (digits.length <= 15) {
     const n = Number(text);
@@ -86,6 +89,19 @@ function isSpaceAt(text, i) {
   return inRanges(SPACE, text.charCodeAt(i));
 }
 
+/** The whitespace `int()` and `float()` ignore around a number: str.isspace but \x1c-\x1f. */
+function numberStrip(text) {
+  const isNumberSpace = (i) => {
+    const c = text.charCodeAt(i);
+    return (c < 0x1c || c > 0x1f) && inRanges(SPACE, c);
+  };
+  let start = 0;
+  let end = text.length;
+  while (start < end && isNumberSpace(start)) start += 1;
+  while (end > start && isNumberSpace(end - 1)) end -= 1;
+  return text.slice(start, end);
+}
+
 function decimalValue(cp) {
   if (cp >= 48 && cp <= 57) return cp - 48;
   if (cp < 128) return -1;
@@ -117,7 +133,7 @@ function pyRepr(text) {
 
 /** Python's `int(text)` for a str (base 10). */
 export function pyInt(text) {
-  const stripped = asciiDigits(pyStrip(text));
+  const stripped = asciiDigits(numberStrip(text));
   const m = /^([-+]?)(\d(?:_?\d)*)$/.exec(stripped);
   if (m === null) throw new ValueError(`invalid literal for int() with base 10: ${pyRepr(text)}`);
   return intFromDigits(m[1] + m[2].replace(/_/g, ""));
@@ -125,7 +141,7 @@ export function pyInt(text) {
 
 /** Python's `float(text)` for a str. */
 export function pyFloat(text) {
-  const stripped = asciiDigits(pyStrip(text));
+  const stripped = asciiDigits(numberStrip(text));
   const m = /^([-+]?)(?:(inf|infinity|nan)|((?:\d(?:_?\d)*)?(?:\.(?:\d(?:_?\d)*)?)?)(?:[eE]([-+]?\d(?:_?\d)*))?)$/i.exec(
     stripped,
   );
@@ -145,7 +161,7 @@ export function pyFloat(text) {
 // json.loads
 // ---------------------------------------------------------------------------
 
-class JSONDecodeError extends ValueError {
+export class JSONDecodeError extends ValueError {
   constructor(msg, doc, pos) {
     let line = 1;
     let col = pos + 1;
@@ -345,6 +361,11 @@ export function dumps(value) {
     if (value === Infinity) return "Infinity";
     if (value === -Infinity) return "-Infinity";
     if (Object.is(value, -0)) return "-0.0";
+    // Integers beyond 2**53 are BigInt here: a Number that large is a float.
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      const text = String(value);
+      return text.includes("e") ? text : `${text}.0`;
+    }
     return String(value);
   }
   if (typeof value === "string") return dumpString(value);
