@@ -42,9 +42,11 @@ def build(specs: list[str], *, langs: list[str], out: Path | None, vendor: bool,
     outputs: dict[Path, str] = {}
     if every and out is None and not vendor:
         outputs.update(runtime_data())
+    built: list[str] = []
     for spec in dict.fromkeys(specs):
         try:
             program = to_program(sources.read(spec))
+            built.append(program.name)
             for lang in langs:
                 module = backend(lang)
                 folder = out or module.DEFAULT_OUT
@@ -53,6 +55,12 @@ def build(specs: list[str], *, langs: list[str], out: Path | None, vendor: bool,
         except TemplateError as error:
             print(error, file=sys.stderr)
             failed = True
+    if every and not failed:
+        for lang in langs:  # a folder-level file, for backends that have one (js: index.mjs)
+            module = backend(lang)
+            if hasattr(module, "render_index"):
+                folder = out or module.DEFAULT_OUT
+                outputs.update({folder / name: text for name, text in module.render_index(built).items()})
     for target, text in outputs.items():
         current = target.read_text(encoding="utf-8") if target.is_file() else None
         if check:

@@ -333,7 +333,7 @@ export function loads(doc) {
 // json.dumps (ensure_ascii=True, Python's separators)
 // ---------------------------------------------------------------------------
 
-function dumpString(text) {
+function dumpString(text, ensureAscii = true) {
   let out = '"';
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -344,14 +344,36 @@ function dumpString(text) {
     else if (c === 9) out += "\\t";
     else if (c === 8) out += "\\b";
     else if (c === 12) out += "\\f";
-    else if (c < 0x20 || c > 0x7e) out += `\\u${c.toString(16).padStart(4, "0")}`;
+    else if (c < 0x20 || c === 0x7f || (ensureAscii && c > 0x7e) || isLoneSurrogate(text, i)) {
+      out += `\\u${c.toString(16).padStart(4, "0")}`;
+    } else if (c >= 0xd800 && c <= 0xdbff) {
+      out += text.slice(i, i + 2);
+      i += 1;
+    }
     else out += text[i];
   }
   return `${out}"`;
 }
 
-/** Python's `json.dumps(value)`: NaN/Infinity, BigInt digits, `-0.0`, `\uXXXX` for non-ASCII. */
-export function dumps(value) {
+function isLoneSurrogate(text, i) {
+  const c = text.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff) {
+    const d = text.charCodeAt(i + 1);
+    return !(d >= 0xdc00 && d <= 0xdfff);
+  }
+  if (c >= 0xdc00 && c <= 0xdfff) {
+    const b = text.charCodeAt(i - 1);
+    return !(b >= 0xd800 && b <= 0xdbff);
+  }
+  return false;
+}
+
+/**
+ * Python's `json.dumps(value)`: NaN/Infinity, BigInt digits, `-0.0`, and
+ * `\uXXXX` for non-ASCII (with `ensureAscii` false, only for control
+ * characters and lone surrogates, so the text stays valid UTF-8).
+ */
+export function dumps(value, { ensureAscii = true } = {}) {
   if (value === null || value === undefined) return "null";
   if (value === true) return "true";
   if (value === false) return "false";
@@ -368,9 +390,10 @@ export function dumps(value) {
     }
     return String(value);
   }
-  if (typeof value === "string") return dumpString(value);
-  if (Array.isArray(value)) return `[${value.map(dumps).join(", ")}]`;
+  const options = { ensureAscii };
+  if (typeof value === "string") return dumpString(value, ensureAscii);
+  if (Array.isArray(value)) return `[${value.map((item) => dumps(item, options)).join(", ")}]`;
   return `{${Object.keys(value)
-    .map((key) => `${dumpString(key)}: ${dumps(value[key])}`)
+    .map((key) => `${dumpString(key, ensureAscii)}: ${dumps(value[key], options)}`)
     .join(", ")}}`;
 }
