@@ -269,6 +269,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
         "implicit": "null" if program.implicit is None else str(program.implicit),
         "defaults": js_literal(json.loads(program.defaults_json)),
         "start_anchor": start_anchor,
+        "context": program.context,
         "states": states,
         "content_regexes": list(content_regexes.values()),
     }

@@ -102,6 +102,9 @@ const SPEC = {
   implicit: 2,
   defaults: {"role": "assistant"},
   startAnchor: new Regex("<\\|start_of_role\\|>assistant(?: [^<]*)?<\\|end_of_role\\|>", [1, [[0, SET_19], [0, SET_26], [0, SET_7], [0, SET_11], [0, SET_29], [0, SET_4], [0, SET_11], [0, SET_28], [0, SET_13], [0, SET_33], [0, SET_28], [0, SET_4], [0, SET_13], [0, SET_27], [0, SET_3], [0, SET_26], [0, SET_22], [0, SET_29], [0, SET_7], [0, SET_7], [0, SET_6], [0, SET_7], [0, SET_11], [0, SET_29], [0, SET_20], [0, SET_11], [4, 0, 1, 0, [1, [[0, SET_5], [4, 0, -1, 0, [0, SET_35]]]]], [0, SET_19], [0, SET_26], [0, SET_3], [0, SET_20], [0, SET_32], [0, SET_28], [0, SET_13], [0, SET_33], [0, SET_28], [0, SET_4], [0, SET_13], [0, SET_27], [0, SET_3], [0, SET_26], [0, SET_22]]], SET_19),
+  // Code points of consumed text regex delimiters read behind the read
+  // position: 0 (none), k, or -1 (all: unbounded look-behind).
+  context: 2,
   // What each state searches for: -1 is the implicit region (or null sink),
   // otherwise the index of the open explicit field.
   watch: new Map([

@@ -92,6 +92,9 @@ const SPEC = {
   implicit: 2,
   defaults: {"role": "assistant"},
   startAnchor: new Literals(["<|im_assistant|>assistant<|im_middle|>"]),
+  // Code points of consumed text regex delimiters read behind the read
+  // position: 0 (none), k, or -1 (all: unbounded look-behind).
+  context: 1,
   // What each state searches for: -1 is the implicit region (or null sink),
   // otherwise the index of the open explicit field.
   watch: new Map([

@@ -81,6 +81,9 @@ const SPEC = {
   implicit: 1,
   defaults: {"role": "assistant"},
   startAnchor: new Literals(["<|start_header_id|>assistant<|end_header_id|>\n\n"]),
+  // Code points of consumed text regex delimiters read behind the read
+  // position: 0 (none), k, or -1 (all: unbounded look-behind).
+  context: 2,
   // What each state searches for: -1 is the implicit region (or null sink),
   // otherwise the index of the open explicit field.
   watch: new Map([

@@ -553,6 +553,8 @@ function lastAnchorEnd(anchor, text) {
 // The streaming driver
 // ---------------------------------------------------------------------------
 
+const TRIM_AT = 1024;
+
 export const OPEN = 0;
 export const CLOSE = 1;
 
@@ -573,6 +575,7 @@ export class StreamParser {
     this._toolParams = toolParameters(tools);
     this._buf = "";
     this._pos = 0;
+    this._memo = new Map(); // delimiter -> its last search (see _scan)
     this._output = deepCopy(spec.defaults);
     this._enterImplicit();
     this._captures = {};
@@ -603,7 +606,26 @@ export class StreamParser {
     const events = [];
     this._buf += text;
     this._process(events, false);
+    this._trim();
     return events;
+  }
+
+  /**
+   * Drop consumed text, keeping the `context` code points regex delimiters
+   * may read behind the read position (-1: keep all). Amortised: only once
+   * a kilobyte is droppable, so a feed costs no copy of the whole buffer
+   * (a JavaScript string grown by `+=` is flattened when read by index).
+   */
+  _trim() {
+    const context = this._spec.context;
+    if (context < 0) return;
+    let cut = this._pos - 2 * context;
+    if (cut < TRIM_AT) return;
+    const c = this._buf.charCodeAt(cut);
+    if (c >= 0xdc00 && c <= 0xdfff) cut -= 1; // never split a surrogate pair
+    this._buf = this._buf.slice(cut);
+    this._pos -= cut;
+    this._memo.clear();
   }
 
   /** End of generation: [message, final events]. */
@@ -649,7 +671,17 @@ export class StreamParser {
       let end;
       let match = null;
       if (delim instanceof Literals) {
-        const found = delim.find(buf, pos);
+        // Memoised while the buffer is unchanged (whole-text parsing searches
+        // again after every region): a match at or after `pos`, or none from
+        // an earlier position, is still the answer from `pos`.
+        let found;
+        const cached = this._memo.get(delim);
+        if (cached !== undefined && cached.size === size && pos >= cached.pos && (cached.found === null || cached.found[0] >= pos)) {
+          found = cached.found;
+        } else {
+          found = delim.find(buf, pos);
+          this._memo.set(delim, { size, pos, found });
+        }
         if (found === null) {
           if (!eos) {
             const partial = delim.partialStart(buf, pos);
@@ -663,7 +695,19 @@ export class StreamParser {
           continue;
         }
       } else {
-        match = delim.search(buf, pos, !eos);
+        const cached = this._memo.get(delim);
+        if (
+          cached !== undefined &&
+          cached.size === size &&
+          cached.eos === eos &&
+          pos >= cached.pos &&
+          (cached.match === null || cached.match.start >= pos)
+        ) {
+          match = cached.match;
+        } else {
+          match = delim.search(buf, pos, !eos);
+          this._memo.set(delim, { size, eos, pos, match });
+        }
         if (match === null) continue;
         start = match.start;
         end = match.end;
