@@ -149,3 +149,41 @@ def test_matcher_agrees_with_the_regex_module(tmp_path: Path):
         if want != got
     ]
     assert mismatches[:10] == []
+
+
+CLASS_SOURCES = [r"\w", r"\W", r"\s", r"\S", r"\d", r"\D", r"\b\w", r".", r"(?i:k)", r"(?i:[a-zß])", r"(?i:σ)", r"[^\s<]", r"[\w.\-]"]
+
+
+def test_classes_per_code_point(tmp_path: Path):
+    """Each class, run by the JS matcher over every code point (surrogates
+    excepted: JavaScript pairs them), finds the runs the regex module finds."""
+    sets = _Sets()
+    codes = [regex_code(parse(f"(?:{source})+"), source, "p", "test", sets) for source in CLASS_SOURCES]
+    module = "import { Regex } from " + json.dumps((RUNTIME_DIR / "index.mjs").as_uri()) + ";\n"
+    module += "".join(f"const {c['var']} = {c['code']};\n" for c in sets.constants())
+    module += "export const REGEXES = [\n" + ",\n".join(codes) + "\n];\n"
+    (tmp_path / "regexes.mjs").write_text(module, encoding="utf-8")
+    runner = r"""
+import { REGEXES } from "./regexes.mjs";
+let text = "";
+for (let c = 0; c <= 0x10ffff; c++) if (c < 0xd800 || c > 0xdfff) text += String.fromCodePoint(c);
+const out = REGEXES.map((re) => {
+  const runs = [];
+  for (const m of re.finditer(text)) runs.push([m.start, m.end]);
+  // UTF-16 offsets -> code point offsets (no surrogates in the text but pairs)
+  const cps = [];
+  let units = 0, points = 0;
+  const offsets = new Map();
+  for (const ch of text) { offsets.set(units, points); units += ch.length; points += 1; }
+  offsets.set(units, points);
+  return runs.map(([a, b]) => [offsets.get(a), offsets.get(b)]);
+});
+process.stdout.write(JSON.stringify(out));
+"""
+    (tmp_path / "run.mjs").write_text(runner, encoding="utf-8")
+    done = subprocess.run(["node", str(tmp_path / "run.mjs")], capture_output=True, text=True, check=True)
+    actual = json.loads(done.stdout)
+    text = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    for source, runs in zip(CLASS_SOURCES, actual):
+        expected = [list(m.span()) for m in regex.finditer(f"(?:{source})+", text, flags=regex.DOTALL)]
+        assert runs == expected, source
