@@ -253,7 +253,15 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
         ]
         region = "implicit region" if state.region is None else names[state.region]
         comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
-        states.append({"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment})
+        fast = None
+        if state.fast is not None:
+            leads = CharSet()
+            for lead in state.fast.leads:
+                leads = leads | set_of(root_of(parse(lead.source)))
+            fast = f"{{ triggers: {js_literal(list(state.fast.triggers))}, leads: {sets.name(leads)} }}"
+        states.append(
+            {"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment, "fast": fast}
+        )
     runtime = f"./{VENDOR_DIR}/index.mjs" if vendor else RUNTIME_PACKAGE
     context = {
         "version": __version__,

@@ -50,6 +50,7 @@ const SET_16 = [75,75];
 const SET_17 = [83,83];
 const SET_18 = [80,80];
 const SET_19 = [88,88];
+const SET_20 = [];
 
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
@@ -99,6 +100,14 @@ const SPEC = {
     [0, [[CLOSE, 0, REASONING_CONTENT_CLOSE]]], // reasoning_content: close reasoning_content
     [1, [[CLOSE, 1, TOOL_CALLS_CLOSE]]], // tool_calls: close tool_calls
     [2, [[CLOSE, 2, CONTENT_CLOSE]]], // content: close content
+  ]),
+  // Per state: new text holding none of these trigger characters, and not
+  // ending in a lead character, cannot start a delimiter: it skips every search.
+  fast: new Map([
+    [-1, { triggers: ["<"], leads: SET_20 }],
+    [0, { triggers: ["<"], leads: SET_20 }],
+    [1, { triggers: ["<"], leads: SET_20 }],
+    [2, { triggers: ["<"], leads: SET_20 }],
   ]),
 };
 

@@ -51,6 +51,7 @@ const SET_17 = [0,8,14,31,33,59,61,132,134,159,161,5759,5761,8191,8203,8231,8234
 const SET_18 = [112,112];
 const SET_19 = [100,100];
 const SET_20 = [102,102];
+const SET_21 = [];
 
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
@@ -96,6 +97,13 @@ const SPEC = {
     [-1, [[OPEN, 0, REASONING_CONTENT_OPEN], [OPEN, 1, TOOL_CALLS_OPEN], [CLOSE, 2, CONTENT_CLOSE]]], // implicit region: open reasoning_content, open tool_calls, close content
     [0, [[CLOSE, 0, REASONING_CONTENT_CLOSE]]], // reasoning_content: close reasoning_content
     [1, [[CLOSE, 1, TOOL_CALLS_CLOSE]]], // tool_calls: close tool_calls
+  ]),
+  // Per state: new text holding none of these trigger characters, and not
+  // ending in a lead character, cannot start a delimiter: it skips every search.
+  fast: new Map([
+    [-1, { triggers: ["<"], leads: SET_1 }],
+    [0, { triggers: ["<"], leads: SET_21 }],
+    [1, { triggers: ["<"], leads: SET_1 }],
   ]),
 };
 

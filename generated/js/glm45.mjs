@@ -59,6 +59,7 @@ const SET_25 = [120,120];
 const SET_26 = [0,1114111];
 const SET_27 = [103,103];
 const SET_28 = [121,121];
+const SET_29 = [];
 
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
@@ -109,6 +110,12 @@ const SPEC = {
     [-1, [[OPEN, 0, REASONING_CONTENT_OPEN], [OPEN, 1, TOOL_CALLS_OPEN], [CLOSE, 2, CONTENT_CLOSE]]], // implicit region: open reasoning_content, open tool_calls, close content
     [0, [[CLOSE, 0, REASONING_CONTENT_CLOSE]]], // reasoning_content: close reasoning_content
     [1, [[CLOSE, 1, TOOL_CALLS_CLOSE]]], // tool_calls: close tool_calls
+  ]),
+  // Per state: new text holding none of these trigger characters, and not
+  // ending in a lead character, cannot start a delimiter: it skips every search.
+  fast: new Map([
+    [-1, { triggers: ["<"], leads: SET_1 }],
+    [0, { triggers: ["<"], leads: SET_29 }],
   ]),
 };
 

@@ -66,6 +66,7 @@ const SET_32 = [100,100];
 const SET_33 = [102,102];
 const SET_34 = [120,120];
 const SET_35 = [0,59,61,1114111];
+const SET_36 = [];
 
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
@@ -111,6 +112,12 @@ const SPEC = {
     [-1, [[OPEN, 0, REASONING_CONTENT_OPEN], [OPEN, 1, TOOL_CALLS_OPEN], [CLOSE, 2, CONTENT_CLOSE]]], // implicit region: open reasoning_content, open tool_calls, close content
     [0, [[CLOSE, 0, REASONING_CONTENT_CLOSE]]], // reasoning_content: close reasoning_content
     [1, [[CLOSE, 1, TOOL_CALLS_CLOSE]]], // tool_calls: close tool_calls
+  ]),
+  // Per state: new text holding none of these trigger characters, and not
+  // ending in a lead character, cannot start a delimiter: it skips every search.
+  fast: new Map([
+    [0, { triggers: ["<", "H"], leads: SET_36 }],
+    [1, { triggers: ["<"], leads: SET_1 }],
   ]),
 };
 

@@ -103,6 +103,12 @@ const SPEC = {
     [0, [[CLOSE, 0, REASONING_CONTENT_CLOSE]]], // reasoning_content: close reasoning_content
     [1, [[CLOSE, 1, TOOL_CALLS_CLOSE]]], // tool_calls: close tool_calls
   ]),
+  // Per state: new text holding none of these trigger characters, and not
+  // ending in a lead character, cannot start a delimiter: it skips every search.
+  fast: new Map([
+    [-1, { triggers: ["<"], leads: SET_1 }],
+    [0, { triggers: ["<"], leads: SET_1 }],
+  ]),
 };
 
 /** Streaming parser for this template; `prefix` is required ("" opts out). */

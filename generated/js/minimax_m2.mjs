@@ -60,6 +60,7 @@ const SET_26 = [9,13,32,32,60,60,91,91,133,133,160,160,5760,5760,8192,8202,8232,
 const SET_27 = [0,1114111];
 const SET_28 = [112,112];
 const SET_29 = [114,114];
+const SET_30 = [];
 
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
@@ -110,6 +111,12 @@ const SPEC = {
     [-1, [[OPEN, 0, REASONING_CONTENT_OPEN], [OPEN, 1, TOOL_CALLS_OPEN], [CLOSE, 2, CONTENT_CLOSE]]], // implicit region: open reasoning_content, open tool_calls, close content
     [0, [[CLOSE, 0, REASONING_CONTENT_CLOSE]]], // reasoning_content: close reasoning_content
     [1, [[CLOSE, 1, TOOL_CALLS_CLOSE]]], // tool_calls: close tool_calls
+  ]),
+  // Per state: new text holding none of these trigger characters, and not
+  // ending in a lead character, cannot start a delimiter: it skips every search.
+  fast: new Map([
+    [-1, { triggers: ["<", "["], leads: SET_1 }],
+    [0, { triggers: ["<"], leads: SET_30 }],
   ]),
 };
 

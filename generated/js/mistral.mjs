@@ -54,6 +54,7 @@ const SET_20 = [47,47];
 const SET_21 = [115,115];
 const SET_22 = [62,62];
 const SET_23 = [9,13,32,32,60,60,133,133,160,160,5760,5760,8192,8202,8232,8233,8239,8239,8287,8287,12288,12288];
+const SET_24 = [];
 
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
@@ -99,6 +100,12 @@ const SPEC = {
     [-1, [[OPEN, 0, REASONING_CONTENT_OPEN], [OPEN, 1, TOOL_CALLS_OPEN], [CLOSE, 2, CONTENT_CLOSE]]], // implicit region: open reasoning_content, open tool_calls, close content
     [0, [[CLOSE, 0, REASONING_CONTENT_CLOSE]]], // reasoning_content: close reasoning_content
     [1, [[CLOSE, 1, TOOL_CALLS_CLOSE]]], // tool_calls: close tool_calls
+  ]),
+  // Per state: new text holding none of these trigger characters, and not
+  // ending in a lead character, cannot start a delimiter: it skips every search.
+  fast: new Map([
+    [-1, { triggers: ["<", "["], leads: SET_1 }],
+    [0, { triggers: ["["], leads: SET_24 }],
   ]),
 };
 

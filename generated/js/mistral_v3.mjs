@@ -83,6 +83,12 @@ const SPEC = {
     [-1, [[OPEN, 0, TOOL_CALLS_OPEN], [CLOSE, 1, CONTENT_CLOSE]]], // implicit region: open tool_calls, close content
     [0, [[CLOSE, 0, TOOL_CALLS_CLOSE]]], // tool_calls: close tool_calls
   ]),
+  // Per state: new text holding none of these trigger characters, and not
+  // ending in a lead character, cannot start a delimiter: it skips every search.
+  fast: new Map([
+    [-1, { triggers: ["<", "["], leads: SET_1 }],
+    [0, { triggers: ["<"], leads: SET_1 }],
+  ]),
 };
 
 /** Streaming parser for this template; `prefix` is required ("" opts out). */

@@ -56,6 +56,7 @@ const SET_22 = [0,1114111];
 const SET_23 = [112,112];
 const SET_24 = [114,114];
 const SET_25 = [10,10];
+const SET_26 = [];
 
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
@@ -106,6 +107,13 @@ const SPEC = {
     [-1, [[OPEN, 0, REASONING_CONTENT_OPEN], [OPEN, 1, TOOL_CALLS_OPEN], [CLOSE, 2, CONTENT_CLOSE]]], // implicit region: open reasoning_content, open tool_calls, close content
     [0, [[CLOSE, 0, REASONING_CONTENT_CLOSE]]], // reasoning_content: close reasoning_content
     [1, [[CLOSE, 1, TOOL_CALLS_CLOSE]]], // tool_calls: close tool_calls
+  ]),
+  // Per state: new text holding none of these trigger characters, and not
+  // ending in a lead character, cannot start a delimiter: it skips every search.
+  fast: new Map([
+    [-1, { triggers: ["<"], leads: SET_1 }],
+    [0, { triggers: ["<"], leads: SET_26 }],
+    [1, { triggers: ["<"], leads: SET_1 }],
   ]),
 };
 

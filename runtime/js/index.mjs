@@ -604,10 +604,25 @@ export class StreamParser {
     if (this._finalized) throw new RuntimeError("ResponseParser already finalized");
     if (typeof text !== "string") throw new TypeError_(`can only concatenate str (not "${typeName(text)}") to str`);
     const events = [];
+    const fast = this._spec.fast?.get(this._state);
+    if (fast !== undefined && text && this._pos === this._buf.length && this._skippable(fast, text)) {
+      // Nothing is held and no delimiter of this state can start in `text`
+      // (the compiler's trigger analysis): it goes to the region as it is.
+      this._buf += text;
+      this._pos = this._buf.length;
+      this._route(events, text);
+      this._trim();
+      return events;
+    }
     this._buf += text;
     this._process(events, false);
     this._trim();
     return events;
+  }
+
+  _skippable(fast, text) {
+    for (const trigger of fast.triggers) if (text.includes(trigger)) return false;
+    return !inRanges(fast.leads, codePointBefore(text, text.length));
   }
 
   /**
@@ -868,4 +883,3 @@ export function runParseResponse(makeParser, text, prefix, tools) {
   return batched ? messages : messages[0];
 }
 
-void codePointBefore;
