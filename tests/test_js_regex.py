@@ -72,7 +72,7 @@ def _patterns():
     out = [to_source(random_pattern(rng, 3, lazy=False)) for _ in range(250)]
     out += [to_source(_with_lookarounds(rng)) for _ in range(250)]
     out += sorted(CORPUS)
-    delimiters = set()
+    delimiters = {}
     for shape in SHAPES:
         try:
             program = to_program(sources.from_dict(shape.template, shape.name))
@@ -80,9 +80,9 @@ def _patterns():
             continue
         for field in program.fields:
             for delim in (field.open, field.close):
-                if isinstance(delim, RegexDelimiter):
-                    delimiters.add(delim.pattern)
-    return out, sorted(delimiters)
+                if isinstance(delim, RegexDelimiter) and (delim.pattern not in delimiters or delim.hint is not None):
+                    delimiters[delim.pattern] = delim.hint
+    return out, delimiters
 
 
 def _fragment_text(rng, pattern):
@@ -101,7 +101,10 @@ def test_matcher_agrees_with_the_regex_module(tmp_path: Path):
     rng = random.Random(11)
     sets = _Sets()
     codes, expected, queries = [], [], []
-    for source in random_sources + delimiter_sources:
+    # Delimiters twice: plain, and with the compiler's trigger hint (as generated modules run them).
+    sources_and_hints = [(source, None) for source in random_sources + sorted(delimiter_sources)]
+    sources_and_hints += [(source, hint) for source, hint in sorted(delimiter_sources.items()) if hint is not None]
+    for source, hint in sources_and_hints:
         try:
             compiled = regex.compile(source, regex.DOTALL)
             ast = parse(source)
@@ -110,7 +113,7 @@ def test_matcher_agrees_with_the_regex_module(tmp_path: Path):
         if js_problems(ast):
             continue
         try:
-            code = regex_code(ast, source, "p", "test", sets)
+            code = regex_code(ast, source, "p", "test", sets, hint=hint)
         except (TemplateError, UnsupportedPattern):
             continue
         index = len(codes)

@@ -126,14 +126,26 @@ def _entry(node: Node) -> CharSet:
     return CharSet()
 
 
-def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets) -> str:
-    """`new Regex(...)` for a parsed pattern, or TemplateError naming `path`."""
+def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hint=None) -> str:
+    """`new Regex(...)` for a parsed pattern, or TemplateError naming `path`.
+    `hint` (analysis.FastPath of a delimiter): complete matches are searched
+    only where its trigger strings occur."""
     problems = js_problems(ast)
     if problems:
         raise TemplateError([Problem(path, f"cannot compile for JavaScript: {p}") for p in problems], origin)
     root = root_of(ast)
     entry = "null" if nullable(root) else sets.name(_entry(root) | first_set(root))
-    return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry})"
+    if hint is None:
+        return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry})"
+    return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry}, {_hint_code(hint, sets)})"
+
+
+def _hint_code(hint, sets: _Sets) -> str:
+    leads = CharSet()
+    for lead in hint.leads:
+        leads = leads | set_of(root_of(parse(lead.source)))
+    shown = sets.name(leads) if hint.leads else "null"
+    return f"{{ triggers: {js_literal(list(hint.triggers))}, leads: {shown} }}"
 
 
 def _parsed(pattern: str, path: str, origin: str) -> Regex:
@@ -149,7 +161,7 @@ def _delimiter_code(delim, origin: str, sets: _Sets) -> str:
         return f"new Literals({js_literal(list(delim.literals))}{grows})"
     assert isinstance(delim, RegexDelimiter)
     ast = delim.ast if delim.ast is not None else _parsed(delim.pattern, delim.path, origin)
-    return regex_code(ast, delim.pattern, delim.path, origin, sets)
+    return regex_code(ast, delim.pattern, delim.path, origin, sets, hint=delim.hint)
 
 
 def _watched_code(delim, origin: str, sets: _Sets) -> str:

@@ -50,11 +50,11 @@ const SET_15 = [62,62];
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*\\[TOOL_CALLS\\]", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9], [0, SET_10]]], SET_0);
+const TOOL_CALLS_OPEN = new Regex("\\s*\\[TOOL_CALLS\\]", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9], [0, SET_10]]], SET_0, { triggers: ["[TOOL_CALLS]"], leads: SET_1 });
 // fields.tool_calls.close_pattern
-const TOOL_CALLS_CLOSE = new Regex("\\s*</s>\\s*$", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], SET_11);
+const TOOL_CALLS_CLOSE = new Regex("\\s*</s>\\s*$", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], SET_11, { triggers: ["</s>"], leads: SET_1 });
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*</s>\\s*$", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], SET_11);
+const CONTENT_CLOSE = new Regex("\\s*</s>\\s*$", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], SET_11, { triggers: ["</s>"], leads: SET_1 });
 
 const FIELDS = [
   new Field("tool_calls", {

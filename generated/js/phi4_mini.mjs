@@ -60,15 +60,15 @@ const SET_25 = [];
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
 // fields.reasoning_content.open_pattern
-const REASONING_CONTENT_OPEN = new Regex("\\s*<think>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], SET_0);
+const REASONING_CONTENT_OPEN = new Regex("\\s*<think>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], SET_0, { triggers: ["<think>"], leads: SET_1 });
 // fields.reasoning_content.close
 const REASONING_CONTENT_CLOSE = new Literals(["</think>"]);
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*(?:<\\|tool_call\\|>|functools(?=\\[))", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_10], [0, SET_3], [0, SET_11], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15], [0, SET_12], [0, SET_12], [0, SET_10], [0, SET_8]]], [1, [[0, SET_16], [0, SET_17], [0, SET_6], [0, SET_14], [0, SET_3], [0, SET_11], [0, SET_11], [0, SET_12], [0, SET_18], [6, 0, 0, [0, SET_19]]]]]]]], SET_9);
+const TOOL_CALLS_OPEN = new Regex("\\s*(?:<\\|tool_call\\|>|functools(?=\\[))", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_10], [0, SET_3], [0, SET_11], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15], [0, SET_12], [0, SET_12], [0, SET_10], [0, SET_8]]], [1, [[0, SET_16], [0, SET_17], [0, SET_6], [0, SET_14], [0, SET_3], [0, SET_11], [0, SET_11], [0, SET_12], [0, SET_18], [6, 0, 0, [0, SET_19]]]]]]]], SET_9, { triggers: ["<|tool_call|>", "functools"], leads: SET_1 });
 // fields.tool_calls.close_pattern
 const TOOL_CALLS_CLOSE = new Regex("(?<=[\\]}])\\s*<\\|/tool_call\\|>\\s*|\\s*(?:<\\|end\\|>|<\\|endoftext\\|>)", [2, [[1, [[6, 1, 0, [0, SET_20]], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_10], [0, SET_21], [0, SET_3], [0, SET_11], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15], [0, SET_12], [0, SET_12], [0, SET_10], [0, SET_8], [4, 0, -1, 0, [0, SET_1]]]], [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_10], [0, SET_22], [0, SET_6], [0, SET_23], [0, SET_10], [0, SET_8]]], [1, [[0, SET_2], [0, SET_10], [0, SET_22], [0, SET_6], [0, SET_23], [0, SET_11], [0, SET_16], [0, SET_3], [0, SET_22], [0, SET_24], [0, SET_3], [0, SET_10], [0, SET_8]]]]]]]]], SET_0);
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*(?:<\\|end\\|>|<\\|endoftext\\|>)", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_10], [0, SET_22], [0, SET_6], [0, SET_23], [0, SET_10], [0, SET_8]]], [1, [[0, SET_2], [0, SET_10], [0, SET_22], [0, SET_6], [0, SET_23], [0, SET_11], [0, SET_16], [0, SET_3], [0, SET_22], [0, SET_24], [0, SET_3], [0, SET_10], [0, SET_8]]]]]]], SET_0);
+const CONTENT_CLOSE = new Regex("\\s*(?:<\\|end\\|>|<\\|endoftext\\|>)", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_10], [0, SET_22], [0, SET_6], [0, SET_23], [0, SET_10], [0, SET_8]]], [1, [[0, SET_2], [0, SET_10], [0, SET_22], [0, SET_6], [0, SET_23], [0, SET_11], [0, SET_16], [0, SET_3], [0, SET_22], [0, SET_24], [0, SET_3], [0, SET_10], [0, SET_8]]]]]]], SET_0, { triggers: ["<|endoftext|>", "<|end|>"], leads: SET_1 });
 
 const FIELDS = [
   new Field("reasoning_content", {

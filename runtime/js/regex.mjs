@@ -99,9 +99,13 @@ export class Regex {
    * @param {Array} tree the pattern tree (see the top of this file)
    * @param {number[]|null} entry code points any non-empty match or partial match reads first; null: any
    */
-  constructor(source, tree, entry = null) {
+  constructor(source, tree, entry = null, hint = null) {
     this.source = source;
     this.entry = entry;
+    // From the compiler's analysis: every complete match is a run of `leads`
+    // characters then one of the `triggers` strings, so complete matches are
+    // only tried where a trigger occurs (found with indexOf).
+    this.hint = hint;
     this.groupCount = 0;
     this.groupNames = [];
     this._ctx = { s: "", partial: false, hit: false, caps: [], forbidEmptyAt: -1, start: 0 };
@@ -336,6 +340,11 @@ export class Regex {
    * {start, end, partial, caps}; positions are UTF-16 indices.
    */
   search(s, pos, partial = false) {
+    if (this.hint !== null) {
+      const found = this._searchTriggers(s, pos);
+      if (found !== null || !partial) return found;
+      // No complete match anywhere: only the partial sweep is left.
+    }
     const n = s.length;
     let firstHit = -1;
     const ctx = this._ctx;
@@ -350,6 +359,30 @@ export class Regex {
       caps[0] = firstHit;
       caps[1] = n;
       return new Match(this, s, caps, true);
+    }
+    return null;
+  }
+
+  /** The leftmost complete match from `pos`, tried only before trigger strings. */
+  _searchTriggers(s, pos) {
+    const { triggers, leads } = this.hint;
+    let start = pos;
+    while (start < s.length) {
+      let at = -1;
+      for (const trigger of triggers) {
+        const found = s.indexOf(trigger, start);
+        if (found >= 0 && (at < 0 || found < at)) at = found;
+      }
+      if (at < 0) return null;
+      let runStart = at;
+      while (runStart > start && leads !== null && inRanges(leads, codePointBefore(s, runStart))) {
+        runStart = prevIndex(s, runStart);
+      }
+      for (let p = runStart; p <= at; p = nextIndex(s, p)) {
+        const caps = this._attempt(s, p, false);
+        if (caps !== null) return new Match(this, s, caps, false);
+      }
+      start = nextIndex(s, at);
     }
     return null;
   }
