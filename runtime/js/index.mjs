@@ -4,7 +4,7 @@
 // same events, same message, same Python exception class at the same call
 // (in `error.pythonType`). No dependencies; runs in Node and in browsers.
 
-import { Regex, Match, codePointBefore, nextIndex } from "./regex.mjs";
+import { Match, Regex, codePointBefore, inRanges, nextIndex } from "./regex.mjs";
 import {
   AttributeError,
   JSONDecodeError,
@@ -22,7 +22,6 @@ import {
   setKey,
 } from "./pyjson.mjs";
 import { WORD } from "./unicode.mjs";
-import { inRanges } from "./regex.mjs";
 
 export {
   AttributeError,

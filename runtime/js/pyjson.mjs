@@ -269,7 +269,6 @@ export function loads(doc) {
     }
   };
   const object = (depth) => {
-    const start = i;
     i++;
     const out = {};
     skip();
@@ -297,7 +296,6 @@ export function loads(doc) {
       i++;
       skip();
       if (doc[i] === "}") throw new JSONDecodeError("Illegal trailing comma before end of object", doc, comma);
-      void start;
     }
   };
   const array = (depth) => {
