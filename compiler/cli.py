@@ -44,7 +44,14 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--vendor",
         action="store_true",
-        help="inline the runtime so the module needs only the standard library (and regex if its template does)",
+        help="inline the runtime so the module needs only the standard library (and regex if its template does); "
+        "for JavaScript, copy the runtime beside the module",
+    )
+    build.add_argument(
+        "--lang",
+        default=None,
+        metavar="LANGS",
+        help="comma list of target languages: py, js (default: py; every language with --all or --check)",
     )
 
     check = commands.add_parser(
@@ -71,6 +78,16 @@ def _parser() -> argparse.ArgumentParser:
         help="write nothing; list each entry of tests/vectors/inventory.json with the vectors that exercise it "
         "(exit 1 when an entry has none)",
     )
+
+    conformance = commands.add_parser(
+        "conformance",
+        help="run cases (JSON lines on stdin) through the parser generated for one language",
+        description="Build TEMPLATE for LANG in a temporary folder, read cases {\"id\", \"prefix\", \"chunks\", "
+        "\"tools\"} as JSON lines on standard input and write one line per case: {\"id\", \"initial_events\", "
+        "\"feeds\", \"final_events\", \"message\", \"error\"} (error: null or {\"stage\", \"index\", \"type\"}).",
+    )
+    conformance.add_argument("template", metavar="TEMPLATE")
+    conformance.add_argument("--lang", default="py", help="py or js (default: py)")
 
     parse = commands.add_parser(
         "parse",
@@ -121,44 +138,21 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from .build import build, languages
+
     specs = list(args.templates)
-    if args.all or (args.check and not specs):
+    every = args.all or (args.check and not specs)
+    if every:
         specs += [str(path) for path in sources.bundled()]
     if not specs:
         print("build: name a TEMPLATE, or use --all", file=sys.stderr)
         return 2
-    out_dir = args.out or DEFAULT_OUT
-    failed = False
-    stale: list[str] = []
-    for spec in dict.fromkeys(specs):
-        try:
-            source = sources.read(spec)
-            code = python_source(source, vendored=args.vendor)
-        except TemplateError as error:
-            print(error, file=sys.stderr)
-            failed = True
-            continue
-        target = out_dir / f"{source.name}.py"
-        if args.check:
-            if not target.is_file() or target.read_text(encoding="utf-8") != code:
-                stale.append(str(target))
-            continue
-        out_dir.mkdir(parents=True, exist_ok=True)
-        if not target.is_file() or target.read_text(encoding="utf-8") != code:
-            target.write_text(code, encoding="utf-8")
-            print(f"wrote {target}")
-        else:
-            print(f"unchanged {target}")
-    if failed:
+    try:
+        langs = languages(args.lang, every=every)
+    except ValueError as error:
+        print(error, file=sys.stderr)
         return 2
-    if stale:
-        print("stale or missing (run `python -m compiler build --all`):", file=sys.stderr)
-        for name in stale:
-            print(f"  {name}", file=sys.stderr)
-        return 1
-    if args.check:
-        print("generated/ is up to date")
-    return 0
+    return build(specs, langs=langs, out=args.out, vendor=args.vendor, check=args.check, every=every)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -241,9 +235,23 @@ def _vectors(args: argparse.Namespace) -> int:
     return 1 if (args.check and stale) else 0
 
 
+def _conformance(args: argparse.Namespace) -> int:
+    from .conformance import main as conformance_main
+
+    return conformance_main(args.template, args.lang)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from .grammar.cli import run as _grammar
 
-    commands = {"build": _build, "check": _check, "ir": _ir, "parse": _parse, "vectors": _vectors, "grammar": _grammar}
+    commands = {
+        "build": _build,
+        "check": _check,
+        "conformance": _conformance,
+        "grammar": _grammar,
+        "ir": _ir,
+        "parse": _parse,
+        "vectors": _vectors,
+    }
     return commands[args.command](args)

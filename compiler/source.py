@@ -59,7 +59,8 @@ def resolve(spec: str) -> Path:
     if path.exists():
         return path
     if "/" not in spec and "\\" not in spec:
-        for candidate in (TEMPLATES_DIR / f"{spec}.json", Path("templates_src") / f"{spec}.json"):
+        names = (f"{spec}.json", spec) if spec.endswith(".json") else (f"{spec}.json",)
+        for candidate in [folder / name for name in names for folder in (TEMPLATES_DIR, Path("templates_src"))]:
             if candidate.is_file():
                 return candidate
     known = ", ".join(sorted(p.stem for p in TEMPLATES_DIR.glob("*.json"))) or "none"

@@ -55,3 +55,61 @@ def _python_string(text: str) -> str:
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
+
+
+_JS_SAFE_INT = 2**53 - 1
+
+
+def js_literal(value: object) -> str:
+    """JavaScript source for a JSON-like value (dict order kept). Python ints
+    beyond 2**53 - 1 become BigInt literals, as the JS runtime holds them."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"{value}n" if abs(value) > _JS_SAFE_INT else str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return "-0" if value == 0 and math.copysign(1, value) < 0 else repr(value)
+    if isinstance(value, str):
+        return js_string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(js_literal(item) for item in value) + "]"
+    if isinstance(value, dict):
+        items = []
+        for key, item in value.items():
+            # Written as computed keys so that "__proto__" stays an own property.
+            shown = f"[{js_string(key)}]" if key == "__proto__" else js_string(key)
+            items.append(f"{shown}: {js_literal(item)}")
+        return "{" + ", ".join(items) + "}"
+    raise TypeError(f"no JavaScript literal for {type(value).__name__}")
+
+
+def js_string(text: str) -> str:
+    """A double-quoted JavaScript string literal; UTF-16 escapes for anything
+    non-printable (lone surrogates included), so files stay readable."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char == "\\":
+            out.append("\\\\")
+        elif char == '"':
+            out.append('\\"')
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\t":
+            out.append("\\t")
+        elif char == "\r":
+            out.append("\\r")
+        elif char.isprintable() and not 0xD800 <= code <= 0xDFFF and code not in (0x2028, 0x2029):
+            out.append(char)
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\u{{{code:x}}}")
+    out.append('"')
+    return "".join(out)

@@ -1,0 +1,316 @@
+"""JavaScript backend: IR -> an ES module of tables over runtime/js/.
+
+The module (`<name>.mjs`) holds the template's data: fields, literal
+delimiters, regex delimiters as pattern trees the runtime's matcher runs
+(JavaScript's RegExp has no partial matching, and its `\\w`, `\\s`, case
+folding differ from Python's), watch sets and defaults. `<name>.d.mts`
+declares its API. With `vendor`, the runtime is copied beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jinja2
+
+from .. import __version__
+from ..errors import Problem, TemplateError, json_path
+from ..ir import OPEN, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform
+from ..regex import RegexSyntaxError, parse
+from ..regex.analysis import first_set, nullable
+from ..regex.charset import CharSet, set_of
+from ..regex.automaton import partial_problem
+from ..regex.emit import js_problems
+from ..regex.nodes import (
+    BOS,
+    END,
+    EOS,
+    START,
+    WORD_BOUNDARY,
+    Alt,
+    Anchor,
+    Category,
+    Char,
+    Class,
+    Concat,
+    Dot,
+    Group,
+    Look,
+    Node,
+    Regex,
+    Repeat,
+    root_of,
+)
+from .literals import js_literal, js_string
+
+DEFAULT_OUT = Path(__file__).resolve().parents[2] / "generated" / "js"
+RUNTIME_DIR = Path(__file__).resolve().parents[2] / "runtime" / "js"
+RUNTIME_PACKAGE = "response-template-runtime"
+VENDOR_DIR = RUNTIME_PACKAGE  # where --vendor puts the runtime, beside the module
+RUNTIME_FILES = ("index.mjs", "regex.mjs", "pyjson.mjs", "unicode.mjs", "index.d.mts", "package.json", "README.md")
+
+_env = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    autoescape=False,
+)
+
+_ANCHOR_CODES = {BOS: 0, START: 0, END: 1, EOS: 2, WORD_BOUNDARY: 3}
+
+
+class _Sets:
+    """Character sets hoisted to module constants (`\\w` appears many times)."""
+
+    def __init__(self) -> None:
+        self.names: dict[CharSet, str] = {}
+
+    def name(self, chars: CharSet) -> str:
+        if chars not in self.names:
+            self.names[chars] = f"SET_{len(self.names)}"
+        return self.names[chars]
+
+    def constants(self) -> list[dict]:
+        return [
+            {"var": var, "code": "[" + ",".join(f"{lo},{hi}" for lo, hi in chars.ranges) + "]"}
+            for chars, var in self.names.items()
+        ]
+
+
+def _tree(node: Node, sets: _Sets) -> str:
+    """The runtime's pattern tree (runtime/js/regex.mjs) as JavaScript source."""
+    if isinstance(node, (Char, Dot, Category, Class)):
+        return f"[0, {sets.name(set_of(node))}]"
+    if isinstance(node, Concat):
+        return "[1, [" + ", ".join(_tree(item, sets) for item in node.items) + "]]"
+    if isinstance(node, Alt):
+        return "[2, [" + ", ".join(_tree(item, sets) for item in node.branches) + "]]"
+    if isinstance(node, Group):
+        if node.index is None:
+            return _tree(node.body, sets)
+        return f"[3, {node.index}, {js_literal(node.name)}, {_tree(node.body, sets)}]"
+    if isinstance(node, Repeat):
+        high = -1 if node.max is None else node.max
+        return f"[4, {node.min}, {high}, {int(node.lazy)}, {_tree(node.body, sets)}]"
+    if isinstance(node, Anchor):
+        return f"[5, {_ANCHOR_CODES.get(node.kind, 4)}]"
+    if isinstance(node, Look):
+        return f"[6, {int(node.behind)}, {int(node.negative)}, {_tree(node.body, sets)}]"
+    raise TypeError(f"not a regex node: {node!r}")
+
+
+def _entry(node: Node) -> CharSet:
+    """Characters a path may read first at its start position (consumed or
+    looked ahead at): a match or partial match at p < end reads text[p]."""
+    if isinstance(node, (Char, Dot, Category, Class)):
+        return set_of(node)
+    if isinstance(node, Concat):
+        out = CharSet()
+        for item in node.items:
+            out = out | _entry(item)
+            if not nullable(item):
+                break
+        return out
+    if isinstance(node, Alt):
+        out = CharSet()
+        for branch in node.branches:
+            out = out | _entry(branch)
+        return out
+    if isinstance(node, (Repeat, Group)):
+        return CharSet() if isinstance(node, Repeat) and node.max == 0 else _entry(node.body)
+    if isinstance(node, Look) and not node.behind and not node.negative:
+        return _entry(node.body)
+    return CharSet()
+
+
+def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hint=None) -> str:
+    """`new Regex(...)` for a parsed pattern, or TemplateError naming `path`.
+    `hint` (analysis.FastPath of a delimiter): complete matches are searched
+    only where its trigger strings occur."""
+    problems = js_problems(ast)
+    if problems:
+        raise TemplateError([Problem(path, f"cannot compile for JavaScript: {p}") for p in problems], origin)
+    root = root_of(ast)
+    entry = "null" if nullable(root) else sets.name(_entry(root) | first_set(root))
+    if hint is None:
+        return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry})"
+    return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry}, {_hint_code(hint, sets)})"
+
+
+def _hint_code(hint, sets: _Sets) -> str:
+    leads = CharSet()
+    for lead in hint.leads:
+        leads = leads | set_of(root_of(parse(lead.source)))
+    shown = sets.name(leads) if hint.leads else "null"
+    return f"{{ triggers: {js_literal(list(hint.triggers))}, leads: {shown} }}"
+
+
+def _parsed(pattern: str, path: str, origin: str) -> Regex:
+    try:
+        return parse(pattern)
+    except RegexSyntaxError as error:
+        raise TemplateError([Problem(path, f"regex outside the grammar the JavaScript backend runs: {error}")], origin)
+
+
+def _delimiter_code(delim, origin: str, sets: _Sets) -> str:
+    if isinstance(delim, LiteralDelimiter):
+        grows = ", { growsAtEdge: true }" if delim.grows_at_edge else ""
+        return f"new Literals({js_literal(list(delim.literals))}{grows})"
+    assert isinstance(delim, RegexDelimiter)
+    ast = delim.ast if delim.ast is not None else _parsed(delim.pattern, delim.path, origin)
+    return regex_code(ast, delim.pattern, delim.path, origin, sets, hint=delim.hint)
+
+
+def _watched_code(delim, origin: str, sets: _Sets) -> str:
+    """An open or close delimiter: searched with partial matching, so the
+    `regex` module's own partial rules must be ones the matcher reproduces."""
+    if isinstance(delim, RegexDelimiter) and delim.ast is not None:
+        why = partial_problem(delim.ast)
+        if why:
+            raise TemplateError([Problem(delim.path, f"cannot compile for JavaScript: {why}")], origin)
+    return _delimiter_code(delim, origin, sets)
+
+
+def _content_regexes(args: object, path: str, origin: str, sets: _Sets, out: dict[str, str]) -> None:
+    """xml-inline tag patterns anywhere in content_args (value_parser nests them)."""
+    if not isinstance(args, dict):
+        return
+    pattern = args.get("tag_pattern")
+    if isinstance(pattern, str) and pattern not in out:
+        where = f"{path}.tag_pattern"
+        out[pattern] = regex_code(_parsed(pattern, where, origin), pattern, where, origin, sets)
+    parser = args.get("value_parser")
+    if isinstance(parser, dict):
+        _content_regexes(parser.get("args"), f"{path}.value_parser.args", origin, sets, out)
+
+
+def transform_code(node: Transform) -> str:
+    if isinstance(node, TLiteral):
+        return js_literal(json.loads(node.json))
+    if isinstance(node, TPlaceholder):
+        return f"new Placeholder({js_string(node.path)})"
+    if isinstance(node, TList):
+        return "[" + ", ".join(transform_code(item) for item in node.items) + "]"
+    assert isinstance(node, TDict)
+    items = []
+    for key, value in node.items:
+        shown = f"[{js_string(key)}]" if key == "__proto__" else js_string(key)
+        items.append(f"{shown}: {transform_code(value)}")
+    return "{" + ", ".join(items) + "}"
+
+
+def _identifier(name: str) -> str:
+    import re
+
+    return re.sub(r"\W", "_", name, flags=re.ASCII).upper().strip("_") or "FIELD"
+
+
+def runtime_files() -> dict[str, str]:
+    """The runtime package's files, for --vendor."""
+    return {name: (RUNTIME_DIR / name).read_text(encoding="utf-8") for name in RUNTIME_FILES}
+
+
+def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
+    """Output-relative path -> file text: `<name>.mjs`, `<name>.d.mts` (and the runtime with `vendor`)."""
+    origin = program.origin
+    sets = _Sets()
+    delimiters = []
+    delimiter_vars: dict[tuple[str, int], str] = {}
+    used: set[str] = set()
+    for field in program.fields:
+        for kind, delim in (("open", field.open), ("close", field.close)):
+            if delim is None:
+                continue
+            var = f"{_identifier(field.name)}_{kind.upper()}"
+            if var in used:
+                var = f"{var}_{field.index}"
+            used.add(var)
+            delimiter_vars[(kind, field.index)] = var
+            delimiters.append({"var": var, "code": _watched_code(delim, origin, sets), "path": delim.path})
+    start_anchor = _delimiter_code(program.start_anchor, origin, sets)
+    content_regexes: dict[str, str] = {}
+    fields = []
+    for field in program.fields:
+        options = []
+        if field.content != "text":
+            options.append(f"content: {js_string(field.content)}")
+        content_args = json.loads(field.content_args_json)
+        if content_args != {} or type(content_args) is not dict:
+            options.append(f"contentArgs: {js_literal(content_args)}")
+        if field.content == "xml-inline":
+            _content_regexes(content_args, f"{field.path}.content_args", origin, sets, content_regexes)
+        if field.repeats:
+            options.append("repeats: true")
+        if field.join is not None:
+            options.append(f"join: {js_string(field.join)}")
+        if not field.optional:
+            options.append("optional: false")
+        if field.transform is not None:
+            options.append(f"transform: {transform_code(field.transform)}")
+        if field.transform_each:
+            options.append("transformEach: true")
+        for kind in ("open", "close"):
+            if (kind, field.index) in delimiter_vars:
+                options.append(f"{kind}: {delimiter_vars[(kind, field.index)]}")
+        fields.append({"name": js_string(field.name), "options": options})
+    names = [field.name for field in program.fields]
+    states = []
+    for state in program.states:
+        watch = [
+            f"[{'OPEN' if w.kind == OPEN else 'CLOSE'}, {w.field}, {delimiter_vars[(w.kind, w.field)]}]"
+            for w in state.watch
+        ]
+        region = "implicit region" if state.region is None else names[state.region]
+        comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
+        fast = None
+        if state.fast is not None:
+            leads = CharSet()
+            for lead in state.fast.leads:
+                leads = leads | set_of(root_of(parse(lead.source)))
+            fast = f"{{ triggers: {js_literal(list(state.fast.triggers))}, leads: {sets.name(leads)} }}"
+        states.append(
+            {"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment, "fast": fast}
+        )
+    runtime = f"./{VENDOR_DIR}/index.mjs" if vendor else RUNTIME_PACKAGE
+    context = {
+        "version": __version__,
+        "origin": origin,
+        "sha256": program.sha256,
+        "name": program.name,
+        "vendor": vendor,
+        "runtime": js_string(runtime),
+        "template": js_literal(json.loads(program.template_json)),
+        "sets": sets.constants(),
+        "delimiters": delimiters,
+        "fields": fields,
+        "implicit": "null" if program.implicit is None else str(program.implicit),
+        "defaults": js_literal(json.loads(program.defaults_json)),
+        "start_anchor": start_anchor,
+        "context": program.context,
+        "states": states,
+        "content_regexes": list(content_regexes.values()),
+    }
+    files = {
+        f"{program.name}.mjs": _env.get_template("js_module.mjs.j2").render(**context),
+        f"{program.name}.d.mts": _env.get_template("js_module.d.mts.j2").render(**context),
+    }
+    if vendor:
+        files.update({f"{VENDOR_DIR}/{name}": text for name, text in runtime_files().items()})
+    return files
+
+
+def render_index(names: list[str]) -> dict[str, str]:
+    """`index.mjs` of a folder of generated modules (build --all): every
+    template's module by name, for pages and tools that offer them all."""
+    lines = [
+        f"// Generated by the response-template compiler {__version__}. Do not edit.",
+        "// Every generated parser module in this folder, by template name.",
+        "",
+    ]
+    lines += [f"import * as parser{i} from {js_string(f'./{name}.mjs')};" for i, name in enumerate(names)]
+    lines += ["", "export const PARSERS = {"] + [f"  {js_string(name)}: parser{i}," for i, name in enumerate(names)]
+    lines += ["};", ""]
+    return {"index.mjs": "\n".join(lines)}

@@ -1,0 +1,432 @@
+// A backtracking matcher for delimiter regexes with the semantics of
+// Python's `regex` module (DOTALL, no MULTILINE), partial matching included.
+//
+// JavaScript's RegExp has no partial matching, so the compiler emits each
+// pattern as a tree (see compiler/backends/js.py) whose character classes are
+// explicit code point ranges read off the `regex` module: `\w`, `\s`, `\d`,
+// case folding and `.` mean exactly what they mean in Python, on code points
+// (a surrogate pair is one character).
+//
+// Tree nodes (arrays, the opcode first):
+//   [0, ranges]                  one character in the sorted [lo, hi, lo, hi, ...] ranges
+//   [1, items]                   concatenation
+//   [2, branches]                alternation, in priority order
+//   [3, index, name, body]       capturing group
+//   [4, min, max, lazy, body]    repeat (max -1: unbounded)
+//   [5, kind]                    assertion: 0 start, 1 end (\Z), 2 end or before a final "\n" ($),
+//                                3 word boundary, 4 not a word boundary
+//   [6, behind, negative, body]  lookaround
+//
+// Partial matching (the `regex` module's `partial=True`): a complete match
+// anywhere wins (the leftmost); otherwise the leftmost start from which some
+// path runs into the end of the text while it still wants a character.
+// Paths inside lookarounds count too (a negative lookahead that runs into
+// the end makes a partial match where it starts).
+
+import { WORD } from "./unicode.mjs";
+
+/** Whether code point `cp` is in the sorted flat range list. */
+export function inRanges(ranges, cp) {
+  let lo = 0;
+  let hi = (ranges.length >> 1) - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (cp < ranges[2 * mid]) hi = mid - 1;
+    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+function isWordAt(s, i) {
+  if (i >= s.length) return false;
+  return inRanges(WORD, s.codePointAt(i));
+}
+
+function isWordBefore(s, i) {
+  if (i <= 0) return false;
+  return inRanges(WORD, codePointBefore(s, i));
+}
+
+/** The code point that ends at UTF-16 index `i`. */
+export function codePointBefore(s, i) {
+  const low = s.charCodeAt(i - 1);
+  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
+    const high = s.charCodeAt(i - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return ((high - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
+  }
+  return low;
+}
+
+/** UTF-16 index of the code point after the one at `i`. */
+export function nextIndex(s, i) {
+  const c = s.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+    const d = s.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return i + 2;
+  }
+  return i + 1;
+}
+
+function prevIndex(s, i) {
+  return codePointBefore(s, i) > 0xffff ? i - 2 : i - 1;
+}
+
+function restore(caps, saved) {
+  for (let i = 0; i < saved.length; i++) caps[i] = saved[i];
+}
+
+function holds(kind, s, i) {
+  const n = s.length;
+  switch (kind) {
+    case 0:
+      return i === 0;
+    case 1:
+      return i === n;
+    case 2:
+      return i === n || (i === n - 1 && s.charCodeAt(i) === 10);
+    case 3:
+      return isWordBefore(s, i) !== isWordAt(s, i);
+    default:
+      return isWordBefore(s, i) === isWordAt(s, i);
+  }
+}
+
+/** A compiled delimiter regex. */
+export class Regex {
+  /**
+   * @param {string} source the pattern as written (Python syntax)
+   * @param {Array} tree the pattern tree (see the top of this file)
+   * @param {number[]|null} entry code points any non-empty match or partial match reads first; null: any
+   */
+  constructor(source, tree, entry = null, hint = null) {
+    this.source = source;
+    this.entry = entry;
+    // From the compiler's analysis: every complete match is a run of `leads`
+    // characters then one of the `triggers` strings, so complete matches are
+    // only tried where a trigger occurs (found with indexOf).
+    this.hint = hint;
+    this.groupCount = 0;
+    this.groupNames = [];
+    this._ctx = { s: "", partial: false, hit: false, caps: [], forbidEmptyAt: -1, start: 0 };
+    this._scanGroups(tree);
+    this._match = this._compile(tree, 1);
+  }
+
+  _scanGroups(node) {
+    switch (node[0]) {
+      case 1:
+      case 2:
+        for (const item of node[1]) this._scanGroups(item);
+        break;
+      case 3:
+        this.groupCount = Math.max(this.groupCount, node[1]);
+        if (node[2] !== null) this.groupNames.push([node[2], node[1]]);
+        this._scanGroups(node[3]);
+        break;
+      case 4:
+        this._scanGroups(node[4]);
+        break;
+      case 6:
+        this._scanGroups(node[3]);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Each node compiles to m(i, k): try to match at i, calling k(j) with the
+  // position after it; true as soon as a continuation succeeds.
+  _compile(node, dir) {
+    const ctx = this._ctx;
+    switch (node[0]) {
+      case 0: {
+        const ranges = node[1];
+        if (dir > 0) {
+          return (i, k) => {
+            const s = ctx.s;
+            if (i >= s.length) {
+              if (ctx.partial) ctx.hit = true;
+              return false;
+            }
+            const cp = s.codePointAt(i);
+            if (!inRanges(ranges, cp)) return false;
+            return k(cp > 0xffff ? i + 2 : i + 1);
+          };
+        }
+        return (i, k) => {
+          if (i <= 0) return false;
+          const cp = codePointBefore(ctx.s, i);
+          if (!inRanges(ranges, cp)) return false;
+          return k(cp > 0xffff ? i - 2 : i - 1);
+        };
+      }
+      case 1: {
+        let items = node[1].map((item) => this._compile(item, dir));
+        if (dir < 0) items = items.reverse();
+        if (items.length === 0) return (i, k) => k(i);
+        return items.reduceRight(
+          (rest, item) => (i, k) => item(i, (j) => rest(j, k)),
+        );
+      }
+      case 2: {
+        const branches = node[1].map((item) => this._compile(item, dir));
+        return (i, k) => {
+          for (const branch of branches) if (branch(i, k)) return true;
+          return false;
+        };
+      }
+      case 3: {
+        const body = this._compile(node[3], dir);
+        const at = 2 * node[1];
+        return (i, k) => {
+          const caps = ctx.caps;
+          const oldStart = caps[at];
+          const oldEnd = caps[at + 1];
+          const ok = body(i, (j) => {
+            const innerStart = caps[at];
+            const innerEnd = caps[at + 1];
+            if (dir > 0) {
+              caps[at] = i;
+              caps[at + 1] = j;
+            } else {
+              caps[at] = j;
+              caps[at + 1] = i;
+            }
+            if (k(j)) return true;
+            caps[at] = innerStart;
+            caps[at + 1] = innerEnd;
+            return false;
+          });
+          if (!ok) {
+            caps[at] = oldStart;
+            caps[at + 1] = oldEnd;
+          }
+          return ok;
+        };
+      }
+      case 4:
+        return this._repeat(node, dir);
+      case 5: {
+        const kind = node[1];
+        return (i, k) => holds(kind, ctx.s, i) && k(i);
+      }
+      case 6: {
+        const behind = node[1];
+        const negative = node[2];
+        const body = this._compile(node[3], behind ? -1 : 1);
+        const done = () => true;
+        if (negative) {
+          // A path that runs into the end inside it still makes a partial
+          // match at this start, as in the `regex` module.
+          return (i, k) => {
+            const saved = ctx.caps.slice();
+            const found = body(i, done);
+            restore(ctx.caps, saved);
+            return !found && k(i);
+          };
+        }
+        return (i, k) => {
+          const saved = ctx.caps.slice();
+          if (!body(i, done)) {
+            restore(ctx.caps, saved);
+            return false;
+          }
+          if (k(i)) return true;
+          restore(ctx.caps, saved);
+          return false;
+        };
+      }
+      default:
+        throw new Error(`bad regex node ${node[0]}`);
+    }
+  }
+
+  _repeat(node, dir) {
+    const ctx = this._ctx;
+    const min = node[1];
+    const max = node[2];
+    const lazy = node[3];
+    const bodyNode = node[4];
+    if (bodyNode[0] === 0) {
+      // One character per iteration: no recursion.
+      const ranges = bodyNode[1];
+      const step = dir > 0 ? nextIndex : prevIndex;
+      const readable = dir > 0
+        ? (s, i) => {
+            if (i >= s.length) {
+              if (ctx.partial) ctx.hit = true;
+              return false;
+            }
+            return inRanges(ranges, s.codePointAt(i));
+          }
+        : (s, i) => i > 0 && inRanges(ranges, codePointBefore(s, i));
+      if (lazy) {
+        return (i, k) => {
+          const s = ctx.s;
+          let count = 0;
+          let j = i;
+          while (count < min) {
+            if (!readable(s, j)) return false;
+            j = step(s, j);
+            count++;
+          }
+          for (;;) {
+            if (k(j)) return true;
+            if (max >= 0 && count >= max) return false;
+            if (!readable(s, j)) return false;
+            j = step(s, j);
+            count++;
+          }
+        };
+      }
+      return (i, k) => {
+        const s = ctx.s;
+        const positions = [i];
+        let j = i;
+        let count = 0;
+        while (max < 0 || count < max) {
+          if (!readable(s, j)) break;
+          j = step(s, j);
+          count++;
+          positions.push(j);
+        }
+        for (let c = count; c >= min; c--) if (k(positions[c])) return true;
+        return false;
+      };
+    }
+    const body = this._compile(bodyNode, dir);
+    const more = (count) => max < 0 || count < max;
+    const run = (count, i, k) => {
+      if (count < min) return body(i, (j) => run(count + 1, j, k));
+      // Past the minimum, an iteration that matched nothing ends the repeat
+      // (the `regex` module's rule; JavaScript would reject the iteration).
+      if (lazy) {
+        if (k(i)) return true;
+        return more(count) && body(i, (j) => (j === i ? k(j) : run(count + 1, j, k)));
+      }
+      if (more(count) && body(i, (j) => (j === i ? k(j) : run(count + 1, j, k)))) return true;
+      return k(i);
+    };
+    return (i, k) => run(0, i, k);
+  }
+
+  _entryOk(s, p) {
+    return this.entry === null || inRanges(this.entry, s.codePointAt(p));
+  }
+
+  _attempt(s, p, partial) {
+    const ctx = this._ctx;
+    ctx.s = s;
+    ctx.partial = partial;
+    ctx.hit = false;
+    ctx.caps = new Array(2 * (this.groupCount + 1)).fill(-1);
+    let end = -1;
+    const forbid = ctx.forbidEmptyAt;
+    const ok = this._match(p, (j) => {
+      if (j === p && p === forbid) return false;
+      end = j;
+      return true;
+    });
+    if (!ok) return null;
+    const caps = ctx.caps;
+    caps[0] = p;
+    caps[1] = end;
+    return caps;
+  }
+
+  /**
+   * `regex.compile(p, DOTALL).search(s, pos, partial=partial)`: null, or
+   * {start, end, partial, caps}; positions are UTF-16 indices.
+   */
+  search(s, pos, partial = false) {
+    if (this.hint !== null) {
+      const found = this._searchTriggers(s, pos);
+      if (found !== null || !partial) return found;
+      // No complete match anywhere: only the partial sweep is left.
+    }
+    const n = s.length;
+    let firstHit = -1;
+    const ctx = this._ctx;
+    for (let p = pos; p <= n; p = p < n ? nextIndex(s, p) : n + 1) {
+      if (p < n ? !this._entryOk(s, p) : this.entry !== null) continue;
+      const caps = this._attempt(s, p, partial);
+      if (caps !== null) return new Match(this, s, caps, false);
+      if (ctx.hit && firstHit < 0) firstHit = p;
+    }
+    if (firstHit >= 0) {
+      const caps = new Array(2 * (this.groupCount + 1)).fill(-1);
+      caps[0] = firstHit;
+      caps[1] = n;
+      return new Match(this, s, caps, true);
+    }
+    return null;
+  }
+
+  /** The leftmost complete match from `pos`, tried only before trigger strings. */
+  _searchTriggers(s, pos) {
+    const { triggers, leads } = this.hint;
+    let start = pos;
+    while (start < s.length) {
+      let at = -1;
+      for (const trigger of triggers) {
+        const found = s.indexOf(trigger, start);
+        if (found >= 0 && (at < 0 || found < at)) at = found;
+      }
+      if (at < 0) return null;
+      let runStart = at;
+      while (runStart > start && leads !== null && inRanges(leads, codePointBefore(s, runStart))) {
+        runStart = prevIndex(s, runStart);
+      }
+      for (let p = runStart; p <= at; p = nextIndex(s, p)) {
+        const caps = this._attempt(s, p, false);
+        if (caps !== null) return new Match(this, s, caps, false);
+      }
+      start = nextIndex(s, at);
+    }
+    return null;
+  }
+
+  /** Non-overlapping complete matches, as the `regex` module's finditer. */
+  *finditer(s) {
+    let pos = 0;
+    let forbid = -1;
+    for (;;) {
+      this._ctx.forbidEmptyAt = forbid;
+      let match;
+      try {
+        match = this.search(s, pos, false);
+      } finally {
+        this._ctx.forbidEmptyAt = -1;
+      }
+      if (match === null) return;
+      yield match;
+      forbid = match.end === match.start ? match.end : -1;
+      pos = match.end;
+    }
+  }
+}
+
+/** One match: UTF-16 span, captures and named groups. */
+export class Match {
+  constructor(regex, s, caps, partial) {
+    this.regex = regex;
+    this.s = s;
+    this.caps = caps;
+    this.partial = partial;
+    this.start = caps[0];
+    this.end = caps[1];
+  }
+
+  group(index) {
+    const a = this.caps[2 * index];
+    return a < 0 ? null : this.s.slice(a, this.caps[2 * index + 1]);
+  }
+
+  /** Named groups -> text, or null for a group that did not take part. */
+  groupdict() {
+    const out = {};
+    for (const [name, index] of this.regex.groupNames) out[name] = this.group(index);
+    return out;
+  }
+}

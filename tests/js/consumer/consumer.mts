@@ -1,0 +1,33 @@
+// A small TypeScript consumer of a generated module and of the runtime:
+// `tsc -p tests/js/consumer` type-checks it (tests/test_js.py).
+
+import { ResponseParser, TEMPLATE, parseResponse } from "../../../generated/js/qwen3.mjs";
+import { PythonError, ValueError, loads, type Message, type ParserEvent } from "response-template-runtime";
+
+const parser = new ResponseParser("<|im_start|>assistant\n", { tools: null });
+const events: ParserEvent[] = [...parser.initialEvents];
+for (const chunk of ["<think>r</think>", "c<|im_end|>"]) events.push(...parser.feed(chunk));
+const [message, finalEvents]: [Message, ParserEvent[]] = parser.finalize();
+for (const event of [...events, ...finalEvents]) {
+  if (event.type === "region_chunk") {
+    const text: string = event.text;
+    const dirty: boolean = event.dirty;
+    void text, dirty;
+  } else if (event.type === "region_close") {
+    void event.value;
+  }
+}
+const one: Message = parseResponse("<think>r</think>c", { prefix: "" });
+const many: Message[] = parseResponse(["a", "b"], { prefix: ["", ""] });
+const template: Record<string, unknown> = TEMPLATE;
+try {
+  parseResponse("x", { prefix: "" });
+} catch (error) {
+  if (error instanceof PythonError) {
+    const name: string = error.pythonType;
+    void name;
+  }
+  if (error instanceof ValueError) void error.message;
+}
+const value = loads('{"a": NaN}');
+void message, one, many, template, value;

@@ -1,0 +1,44 @@
+// Every conformance vector in tests/vectors through the generated JavaScript
+// parsers (node --test). A case listed in tests/failures/js.txt must fail;
+// the run fails when a listed case passes.
+
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import { runCase } from "../../compiler/conformance_js.mjs";
+import { OBSERVED, knownFailures, listedReason, moduleFor, same, vectorFiles } from "./helpers.mjs";
+
+const failures = knownFailures();
+
+for (const [name, cases] of vectorFiles()) {
+  describe(`vectors ${name}`, () => {
+    for (const testCase of cases) {
+      test(testCase.id, async () => {
+        let mismatched;
+        let actual = null;
+        try {
+          actual = runCase(await moduleFor(testCase.template), testCase);
+          mismatched = OBSERVED.filter((key) => !same(actual[key], testCase[key]));
+        } catch (error) {
+          mismatched = [`the template does not build for JavaScript: ${error.stderr ?? error.message}`];
+        }
+        if (listedReason(failures, testCase.id) !== undefined) {
+          assert.notDeepEqual(mismatched, [], `listed in tests/failures/js.txt but passes: ${testCase.id}`);
+          return;
+        }
+        assert.ok(actual !== null, mismatched[0]);
+        for (const key of mismatched) {
+          assert.deepEqual(actual[key], testCase[key], `${testCase.id}: ${key} differs from the reference`);
+        }
+      });
+    }
+  });
+}
+
+test("every entry in tests/failures/js.txt names existing cases", () => {
+  const ids = vectorFiles().flatMap(([, cases]) => cases.map((c) => c.id));
+  const unknown = [...failures.keys()].filter((key) =>
+    key.endsWith("*") ? !ids.some((id) => id.startsWith(key.slice(0, -1))) : !ids.includes(key),
+  );
+  assert.deepEqual(unknown, []);
+});
