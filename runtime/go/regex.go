@@ -1,0 +1,441 @@
+package rt
+
+import "unicode/utf8"
+
+// Op is the kind of a regex node. Patterns are parsed by the compiler
+// (compiler/regex) and emitted as node trees; character classes arrive as
+// code point ranges read off Python's `regex` module, so classes and case
+// folding are the reference's by construction.
+type Op uint8
+
+// Regex node kinds.
+const (
+	OpEmpty  Op = iota
+	OpLit       // Lit: a run of literal characters
+	OpSet       // Set: one character in the ranges
+	OpConcat    // Subs in order
+	OpAlt       // Subs in priority order
+	OpRepeat    // Subs[0] repeated Min..Max times (Max < 0: unbounded), Lazy
+	OpGroup     // Subs[0]; Group > 0 captures
+	OpAssert    // Kind: '^' '$' 'A' (\A) 'Z' (\Z) 'b' (\b) 'B' (\B)
+	OpLook      // Subs[0] as lookahead / lookbehind (Behind), maybe Negative
+)
+
+// Node is one node of a regex tree.
+type Node struct {
+	Op       Op
+	Lit      string
+	Set      []rune // sorted inclusive ranges: lo, hi, lo, hi, ...
+	Subs     []*Node
+	Min, Max int
+	Lazy     bool
+	Group    int
+	Kind     byte
+	Behind   bool
+	Negative bool
+}
+
+// Regex is a compiled pattern: DOTALL, no MULTILINE, as templates use them.
+type Regex struct {
+	Source string
+	Root   *Node
+	Names  []string // Names[g]: the name of group g ("" when unnamed); Names[0] unused
+}
+
+// Match is one match: byte offsets, Partial when it ran into the end of text.
+type Match struct {
+	Start, End int
+	Partial    bool
+	caps       []int
+	re         *Regex
+	text       string
+}
+
+// Group returns the text of a named group and whether it took part.
+func (m *Match) Group(name string) (string, bool) {
+	for g, n := range m.re.Names {
+		if n == name && g > 0 && m.caps[2*g] >= 0 {
+			return m.text[m.caps[2*g]:m.caps[2*g+1]], true
+		}
+	}
+	return "", false
+}
+
+// HasGroup reports whether the pattern has a group of that name.
+func (re *Regex) HasGroup(name string) bool {
+	for g, n := range re.Names {
+		if g > 0 && n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Captures lists the named groups that took part, in group order.
+func (m *Match) Captures() []Capture {
+	var out []Capture
+	for g, n := range m.re.Names {
+		if g > 0 && n != "" && m.caps[2*g] >= 0 {
+			out = append(out, Capture{n, m.text[m.caps[2*g]:m.caps[2*g+1]]})
+		}
+	}
+	return out
+}
+
+// Capture is one named group's text.
+type Capture struct {
+	Name, Value string
+}
+
+type machine struct {
+	text    string
+	partial bool
+	hit     bool // a partial match: reading ran into the end of the text
+	caps    []int
+}
+
+func inSet(set []rune, r rune) bool {
+	lo, hi := 0, len(set)/2
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if r < set[2*mid] {
+			hi = mid
+		} else if r > set[2*mid+1] {
+			lo = mid + 1
+		} else {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordAt(text string, i int, before bool) bool {
+	var r rune
+	if before {
+		if i == 0 {
+			return false
+		}
+		r, _ = utf8.DecodeLastRuneInString(text[:i])
+	} else {
+		if i >= len(text) {
+			return false
+		}
+		r, _ = utf8.DecodeRuneInString(text[i:])
+	}
+	return inSet(wordSet, r)
+}
+
+func (m *machine) assert(kind byte, i int) bool {
+	text := m.text
+	switch kind {
+	case '^', 'A':
+		return i == 0
+	case '$':
+		return i == len(text) || (i == len(text)-1 && text[i] == '\n')
+	case 'Z':
+		return i == len(text)
+	case 'b':
+		return isWordAt(text, i, true) != isWordAt(text, i, false)
+	case 'B':
+		return isWordAt(text, i, true) == isWordAt(text, i, false)
+	}
+	return false
+}
+
+// step matches one literal or set node at i; -1 when it does not match.
+// Forward reading at the end of the text in partial mode sets m.hit.
+func (m *machine) step(n *Node, i int, back bool) int {
+	text := m.text
+	if n.Op == OpLit {
+		lit := n.Lit
+		if back {
+			if i >= len(lit) && text[i-len(lit):i] == lit {
+				return i - len(lit)
+			}
+			return -1
+		}
+		if len(text)-i >= len(lit) {
+			if text[i:i+len(lit)] == lit {
+				return i + len(lit)
+			}
+			return -1
+		}
+		if m.partial && text[i:] == lit[:len(text)-i] {
+			m.hit = true
+		}
+		return -1
+	}
+	if back {
+		if i == 0 {
+			return -1
+		}
+		r, size := utf8.DecodeLastRuneInString(text[:i])
+		if inSet(n.Set, r) {
+			return i - size
+		}
+		return -1
+	}
+	if i >= len(text) {
+		if m.partial {
+			m.hit = true
+		}
+		return -1
+	}
+	c := text[i]
+	if c < utf8.RuneSelf {
+		if inSet(n.Set, rune(c)) {
+			return i + 1
+		}
+		return -1
+	}
+	r, size := utf8.DecodeRuneInString(text[i:])
+	if inSet(n.Set, r) {
+		return i + size
+	}
+	return -1
+}
+
+// run matches n at i (reading backwards inside lookbehinds) and calls k with
+// each end in priority order; true stops the search (k accepted, or m.hit).
+func (m *machine) run(n *Node, i int, back bool, k func(int) bool) bool {
+	switch n.Op {
+	case OpEmpty:
+		return k(i)
+	case OpLit, OpSet:
+		j := m.step(n, i, back)
+		if j < 0 {
+			return m.hit
+		}
+		return k(j)
+	case OpConcat:
+		return m.seq(n.Subs, 0, i, back, k)
+	case OpAlt:
+		for _, b := range n.Subs {
+			if m.run(b, i, back, k) {
+				return true
+			}
+		}
+		return false
+	case OpGroup:
+		if n.Group == 0 {
+			return m.run(n.Subs[0], i, back, k)
+		}
+		g := n.Group
+		return m.run(n.Subs[0], i, back, func(j int) bool {
+			oldStart, oldEnd := m.caps[2*g], m.caps[2*g+1]
+			if back {
+				m.caps[2*g], m.caps[2*g+1] = j, i
+			} else {
+				m.caps[2*g], m.caps[2*g+1] = i, j
+			}
+			if k(j) {
+				return true
+			}
+			m.caps[2*g], m.caps[2*g+1] = oldStart, oldEnd
+			return false
+		})
+	case OpAssert:
+		if m.assert(n.Kind, i) {
+			return k(i)
+		}
+		return false
+	case OpLook:
+		matched := m.run(n.Subs[0], i, n.Behind, func(int) bool { return true })
+		if m.hit {
+			return true
+		}
+		if matched != n.Negative {
+			return k(i)
+		}
+		return false
+	case OpRepeat:
+		body := n.Subs[0]
+		if body.Op == OpSet || (body.Op == OpLit && utf8.RuneCountInString(body.Lit) == 1) {
+			return m.repeatOne(n, body, i, back, k)
+		}
+		return m.repeat(n, 0, i, back, k)
+	}
+	return false
+}
+
+func (m *machine) seq(items []*Node, idx int, i int, back bool, k func(int) bool) bool {
+	for idx < len(items) {
+		var n *Node
+		if back {
+			n = items[len(items)-1-idx]
+		} else {
+			n = items[idx]
+		}
+		switch n.Op {
+		case OpLit, OpSet:
+			i = m.step(n, i, back)
+			if i < 0 {
+				return m.hit
+			}
+			idx++
+			continue
+		case OpAssert:
+			if !m.assert(n.Kind, i) {
+				return false
+			}
+			idx++
+			continue
+		}
+		next := idx + 1
+		return m.run(n, i, back, func(j int) bool { return m.seq(items, next, j, back, k) })
+	}
+	return k(i)
+}
+
+// repeatOne repeats a one-character body without recursion.
+func (m *machine) repeatOne(n, body *Node, i int, back bool, k func(int) bool) bool {
+	j, count := i, 0
+	for count < n.Min {
+		j = m.step(body, j, back)
+		if j < 0 {
+			return m.hit
+		}
+		count++
+	}
+	if n.Lazy {
+		for {
+			if k(j) {
+				return true
+			}
+			if n.Max >= 0 && count >= n.Max {
+				return false
+			}
+			j = m.step(body, j, back)
+			if j < 0 {
+				return m.hit
+			}
+			count++
+		}
+	}
+	first := count
+	for n.Max < 0 || count < n.Max {
+		next := m.step(body, j, back)
+		if next < 0 {
+			if m.hit {
+				return true
+			}
+			break
+		}
+		j = next
+		count++
+	}
+	for {
+		if k(j) {
+			return true
+		}
+		if count == first {
+			return false
+		}
+		count--
+		if back {
+			_, size := utf8.DecodeRuneInString(m.text[j:])
+			j += size
+		} else {
+			_, size := utf8.DecodeLastRuneInString(m.text[:j])
+			j -= size
+		}
+	}
+}
+
+// repeat is the general repeat; an iteration that matches nothing once the
+// minimum is reached ends the repeat (as the `regex` module does).
+func (m *machine) repeat(n *Node, count, i int, back bool, k func(int) bool) bool {
+	more := n.Max < 0 || count < n.Max
+	iterate := func() bool {
+		return m.run(n.Subs[0], i, back, func(j int) bool {
+			if j == i && count >= n.Min {
+				return k(j)
+			}
+			return m.repeat(n, count+1, j, back, k)
+		})
+	}
+	if count < n.Min {
+		return iterate()
+	}
+	if n.Lazy {
+		if k(i) {
+			return true
+		}
+		return more && iterate()
+	}
+	if more && iterate() {
+		return true
+	}
+	return k(i)
+}
+
+func (re *Regex) newMachine(text string) *machine {
+	return &machine{text: text, caps: make([]int, 2*len(re.Names))}
+}
+
+func (m *machine) resetCaps() {
+	for i := range m.caps {
+		m.caps[i] = -1
+	}
+}
+
+// Search is the `regex` module's compiled.search(text, pos, partial=...):
+// the leftmost complete match wins; otherwise, with partial, the leftmost
+// start from which matching runs into the end of the text (End = len(text)).
+func (re *Regex) Search(text string, pos int, partial bool) *Match {
+	m := re.newMachine(text)
+	end := -1
+	accept := func(j int) bool { end = j; return true }
+	for s := pos; ; {
+		m.resetCaps()
+		if m.run(re.Root, s, false, accept) {
+			return &Match{Start: s, End: end, caps: m.caps, re: re, text: text}
+		}
+		if s >= len(text) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(text[s:])
+		s += size
+	}
+	if !partial {
+		return nil
+	}
+	m.partial = true
+	for s := pos; ; {
+		m.resetCaps()
+		m.hit = false
+		m.run(re.Root, s, false, accept)
+		if m.hit {
+			return &Match{Start: s, End: len(text), Partial: true, caps: m.caps, re: re, text: text}
+		}
+		if s >= len(text) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(text[s:])
+		s += size
+	}
+	return nil
+}
+
+// FindAll is finditer: non-overlapping complete matches, left to right.
+func (re *Regex) FindAll(text string) []*Match {
+	var out []*Match
+	pos := 0
+	for pos <= len(text) {
+		match := re.Search(text, pos, false)
+		if match == nil {
+			break
+		}
+		out = append(out, match)
+		if match.End > match.Start {
+			pos = match.End
+			continue
+		}
+		if match.End >= len(text) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(text[match.End:])
+		pos = match.End + size
+	}
+	return out
+}
