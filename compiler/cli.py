@@ -48,6 +48,21 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="inline the runtime so the module needs only the standard library (and regex if its template does)",
     )
+    build.add_argument(
+        "--lang",
+        default=None,
+        help="comma list of target languages: py, go (default: py; every language with --all or a bare --check)",
+    )
+
+    conformance = commands.add_parser(
+        "conformance",
+        help="run conformance cases (JSON lines on stdin) through a template's parser in LANG",
+        description="Read cases {id, prefix, chunks, tools} as JSON lines on standard input, run each through "
+        "TEMPLATE's parser built for LANG in a temporary folder, and write one line per case: "
+        "{id, initial_events, feeds, final_events, message, error}.",
+    )
+    conformance.add_argument("template", metavar="TEMPLATE")
+    conformance.add_argument("--lang", default="go", help="target language (default: go)")
 
     check = commands.add_parser(
         "check",
@@ -113,6 +128,17 @@ def _build(args: argparse.Namespace) -> int:
     if not specs:
         print("build: name a TEMPLATE, or use --all", file=sys.stderr)
         return 2
+    langs = args.lang.split(",") if args.lang else ["py", "go"] if (args.all or args.check) and not args.out else ["py"]
+    status = _build_python(args, specs) if "py" in langs else 0
+    if "go" in langs:
+        from .build_go import build as build_go
+
+        whole = args.all or (args.check and not args.templates)
+        status = max(status, build_go(specs, args.out, check=args.check, vendor=args.vendor, whole=whole))
+    return status
+
+
+def _build_python(args: argparse.Namespace, specs: list[str]) -> int:
     out_dir = args.out or DEFAULT_OUT
     failed = False
     stale: list[str] = []
@@ -353,7 +379,20 @@ def _vectors(args: argparse.Namespace) -> int:
     return 1 if (args.check and stale) else 0
 
 
+def _conformance(args: argparse.Namespace) -> int:
+    from .conformance import main as conformance_main
+
+    return conformance_main(args.template, args.lang)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"build": _build, "check": _check, "ir": _ir, "parse": _parse, "vectors": _vectors}
+    commands = {
+        "build": _build,
+        "check": _check,
+        "conformance": _conformance,
+        "ir": _ir,
+        "parse": _parse,
+        "vectors": _vectors,
+    }
     return commands[args.command](args)

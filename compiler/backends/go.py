@@ -225,7 +225,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
     states = [
         {
             "key": -1 if state.region is None else state.region,
-            "watch": ", ".join(f"{{{q}{'Open' if w.kind == OPEN else 'Close'}, {w.field}}}" for w in state.watch),
+            "watch": ", ".join(f"{{Kind: {q}{'Open' if w.kind == OPEN else 'Close'}, Field: {w.field}}}" for w in state.watch),
         }
         for state in program.states
     ]
