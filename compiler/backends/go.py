@@ -22,7 +22,7 @@ from .. import __version__
 from ..errors import Problem, TemplateError
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..regex import RegexSyntaxError, parse
-from ..regex.charset import set_of, word_set
+from ..regex.charset import CharSet, regex_set, set_of, word_set
 from ..regex.nodes import (
     BOS,
     END,
@@ -189,7 +189,20 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
         if delim.ast is None:
             problems.append(Problem(delim.path, "this regex uses syntax outside the project's regex grammar; Go cannot run it"))
             return "nil"
-        return f"&{q}Delimiter{{Regex: {emit.regex(delim.ast, delim.pattern)}}}"
+        hint = ""
+        if delim.hint is not None:
+            h = delim.hint
+            triggers = ", ".join(go_string(t) for t in h.triggers)
+            leads = CharSet.of(r for lead in h.leads for r in regex_set(lead.source).ranges)
+            first = "nil" if h.hold_lead is None else emit.set_var(regex_set(h.hold_lead.source).ranges)
+            exact = h.exact and (not h.leads or tuple(h.leads) == (h.hold_lead,))
+            lead_var = emit.set_var(leads.ranges) if h.leads else "nil"
+            hint = (
+                f", Hint: &{q}Hint{{Triggers: []string{{{triggers}}}, Leads: {lead_var}, FirstLead: {first}"
+                + (", Exact: true" if exact else "")
+                + "}"
+            )
+        return f"&{q}Delimiter{{Regex: {emit.regex(delim.ast, delim.pattern)}{hint}}}"
 
     fields = []
     patterns: dict[str, str] = {}
@@ -222,6 +235,19 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
     start_anchor = delimiter(program.start_anchor)
     if problems:
         raise TemplateError(problems, program.origin)
+    fast = []
+    for state in program.states:
+        if state.fast is None:
+            continue
+        leads = CharSet.of(r for lead in state.fast.leads for r in regex_set(lead.source).ranges)
+        hold = "nil" if state.fast.hold_lead is None else emit.set_var(regex_set(state.fast.hold_lead.source).ranges)
+        triggers = ", ".join(go_string(t) for t in state.fast.triggers)
+        fast.append(
+            {
+                "key": -1 if state.region is None else state.region,
+                "code": f"&{q}FastPath{{Triggers: []string{{{triggers}}}, Leads: {emit.set_var(leads.ranges)}, HoldLead: {hold}}}",
+            }
+        )
     states = [
         {
             "key": -1 if state.region is None else state.region,
@@ -247,6 +273,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
         states=states,
         context=program.context,
         patterns=compiled_patterns,
+        fast=fast,
         sets=[{"var": var, "runes": go_runes(ranges)} for ranges, var in emit.sets.items()],
     )
     files = {f"{pkg}/{pkg}.go": gofmt(source, program.origin)}

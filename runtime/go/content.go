@@ -279,6 +279,20 @@ func TDict(keys []string, items ...*Transform) *Transform {
 // TList rebuilds a list.
 func TList(items ...*Transform) *Transform { return &Transform{Kind: 'l', Items: items} }
 
+// prepare parses the kept values once (Program.Init), so applying only reads.
+func (t *Transform) prepare() {
+	if t.Kind == 'v' {
+		v, err := Loads(t.JSON)
+		if err != nil {
+			panic(err)
+		}
+		t.literal = v
+	}
+	for _, item := range t.Items {
+		item.prepare()
+	}
+}
+
 type scope struct {
 	captures []Capture
 	content  any
@@ -327,13 +341,6 @@ func (s *scope) names() []string {
 func (t *Transform) apply(s *scope) (any, error) {
 	switch t.Kind {
 	case 'v':
-		if t.literal == nil {
-			v, err := Loads(t.JSON)
-			if err != nil {
-				return nil, err
-			}
-			t.literal = v
-		}
 		return DeepCopy(t.literal), nil
 	case 'd':
 		out := NewObject()

@@ -37,6 +37,7 @@ type Delimiter struct {
 	Literals    []string
 	GrowsAtEdge bool
 	Regex       *Regex
+	Hint        *Hint // where the regex can match (nil: search everywhere)
 
 	prefixes map[string]bool
 	longest  int
@@ -75,9 +76,43 @@ type Program struct {
 	States      map[int][]Watch // -1: the implicit region; i: field i open
 	Context     int             // characters kept before the read position (-1: all)
 	Patterns    map[string]*Regex
+	Fast        map[int]*FastPath // states whose delimiters allow skipping the search
 
 	defaults *Object
 	watch    [][]Watch
+	fast     []*FastPath
+}
+
+// FastPath is what lets a state skip every search (planned by the
+// compiler): no delimiter watched in the state can match, or be pending, in
+// text that holds none of Triggers and does not end in a Leads character.
+// While held text and new text are all HoldLead characters, a pending match
+// stays where it is, so more such text changes nothing.
+type FastPath struct {
+	Triggers []string
+	Leads    []rune // union of the lead classes, as ranges
+	HoldLead []rune // nil: none
+}
+
+func holdsAll(set []rune, text string) bool {
+	for _, r := range text {
+		if !inSet(set, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// runStart is the start of the run of lead characters ending at end.
+func runStart(set []rune, text string, end int) int {
+	for end > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:end])
+		if !inSet(set, r) {
+			break
+		}
+		end -= size
+	}
+	return end
 }
 
 // Init finishes a program's tables; generated packages call it once.
@@ -94,6 +129,10 @@ func (p *Program) Init() *Program {
 	for state, watch := range p.States {
 		p.watch[state+1] = watch
 	}
+	p.fast = make([]*FastPath, len(p.Fields)+1)
+	for state, fast := range p.Fast {
+		p.fast[state+1] = fast
+	}
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
 		if err != nil {
@@ -106,13 +145,23 @@ func (p *Program) Init() *Program {
 				d.init()
 			}
 		}
+		if f.Transform != nil {
+			f.Transform.prepare()
+		}
 	}
 	p.StartAnchor.init()
+	for _, re := range p.Patterns {
+		re.prepare()
+	}
 	return p
 }
 
 func (d *Delimiter) init() {
 	if d.Regex != nil {
+		d.Regex.prepare()
+		if d.Hint != nil {
+			d.Hint.prepare()
+		}
 		return
 	}
 	d.prefixes = map[string]bool{}
@@ -219,6 +268,8 @@ type Parser struct {
 	opened    bool
 	finalized bool
 	initial   []Event
+	pieces    []string // held text not yet joined onto buf
+	heldLead  bool     // the held text is all of the state's hold lead
 }
 
 // NewParser starts a parser; prefix is the prompt text sent to the model
@@ -244,6 +295,7 @@ func NewParser(prog *Program, prefix string, opts ...Option) (*Parser, error) {
 			if err := p.process(&p.initial, false); err != nil {
 				return nil, err
 			}
+			p.noteHeld()
 		}
 	}
 	return p, nil
@@ -260,11 +312,121 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 	if p.finalized {
 		return nil, Errorf("RuntimeError", "ResponseParser already finalized")
 	}
+	if fast := p.prog.fast[p.state+1]; fast != nil && text != "" {
+		if events, done := p.feedFast(fast, text); done {
+			return events, nil
+		}
+	}
+	return p.feedSlowly(text)
+}
+
+// feedFast handles text that cannot start a delimiter without searching;
+// done is false when the general step must run.
+func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
+	for _, trigger := range fast.Triggers {
+		if strings.Contains(text, trigger) {
+			return nil, false
+		}
+	}
+	last, _ := utf8.DecodeLastRuneInString(text)
+	endsInLead := inSet(fast.Leads, last)
+	if p.pos == len(p.buf) && len(p.pieces) == 0 {
+		if !endsInLead {
+			// No delimiter can start in text: it all goes to the region.
+			context := p.prog.Context
+			if context >= 0 && len(text) >= context && utf8.RuneCountInString(text) >= context {
+				p.buf = text // it holds all the context regex delimiters read behind
+			} else {
+				p.buf += text
+			}
+			p.pos = len(p.buf)
+			p.trim()
+			events := make([]Event, 0, 2)
+			p.route(&events, text)
+			return events, true
+		}
+		if fast.HoldLead != nil {
+			return p.holdLeadRun(fast, text)
+		}
+	} else if p.heldLead {
+		if holdsAll(fast.HoldLead, text) {
+			p.pieces = append(p.pieces, text) // the pending match stays where it is
+			return []Event{}, true
+		}
+		if !endsInLead {
+			return p.releaseHeld(fast, text)
+		}
+	}
+	return nil, false
+}
+
+// holdLeadRun: text with no trigger ends in lead characters: route what
+// comes before the trailing run, hold the run (exact when the run is all of
+// the state's hold lead: a partial match starts at the run, none before).
+func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
+	start := runStart(fast.Leads, text, len(text))
+	if !holdsAll(fast.HoldLead, text[start:]) {
+		return nil, false
+	}
 	events := []Event{}
+	p.appendText(text)
+	if start > 0 {
+		p.route(&events, text[:start])
+	}
+	p.pos += start
+	p.trim()
+	p.heldLead = true
+	return events, true
+}
+
+// releaseHeld: held lead characters followed by text with no trigger and
+// no trailing lead: nothing can match any more, all of it is routed.
+func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
+	p.joinPieces()
+	held := p.buf[p.pos:]
+	for _, trigger := range fast.Triggers {
+		if strings.Contains(held, trigger) {
+			return nil, false
+		}
+	}
+	events := []Event{}
+	p.appendText(text)
+	p.route(&events, p.buf[p.pos:])
+	p.pos = len(p.buf)
+	p.trim()
+	p.heldLead = false
+	return events, true
+}
+
+func (p *Parser) feedSlowly(text string) ([]Event, error) {
+	events := []Event{}
+	if text != "" {
+		p.appendText(text)
+	}
+	err := p.process(&events, false)
+	p.noteHeld()
+	return events, err
+}
+
+func (p *Parser) joinPieces() {
+	if len(p.pieces) > 0 {
+		p.buf += strings.Join(p.pieces, "")
+		p.pieces = p.pieces[:0]
+	}
+}
+
+func (p *Parser) appendText(text string) {
+	p.joinPieces()
 	p.trim()
 	p.buf += text
-	err := p.process(&events, false)
-	return events, err
+}
+
+// noteHeld: after processing, trim and note whether the held text is all of
+// the state's hold lead.
+func (p *Parser) noteHeld() {
+	p.trim()
+	fast := p.prog.fast[p.state+1]
+	p.heldLead = fast != nil && fast.HoldLead != nil && p.pos < len(p.buf) && holdsAll(fast.HoldLead, p.buf[p.pos:])
 }
 
 // Finalize ends the generation: the message and the last events.
@@ -273,6 +435,7 @@ func (p *Parser) Finalize() (Message, []Event, error) {
 		return nil, nil, Errorf("RuntimeError", "ResponseParser already finalized")
 	}
 	events := []Event{}
+	p.joinPieces()
 	if err := p.process(&events, true); err != nil {
 		return nil, events, err
 	}
@@ -377,7 +540,11 @@ func (p *Parser) scan(watch []Watch, eos bool) (*found, int) {
 				continue
 			}
 		} else {
-			match = d.Regex.Search(buf, pos, !eos)
+			if d.Hint != nil {
+				match = d.Regex.SearchHinted(d.Hint, buf, pos, !eos)
+			} else {
+				match = d.Regex.Search(buf, pos, !eos)
+			}
 			if match == nil {
 				continue
 			}

@@ -40,6 +40,9 @@ type Regex struct {
 	Source string
 	Root   *Node
 	Names  []string // Names[g]: the name of group g ("" when unnamed); Names[0] unused
+
+	lead     []rune
+	leadDone bool
 }
 
 // Match is one match: byte offsets, Partial when it ran into the end of text.
@@ -53,6 +56,9 @@ type Match struct {
 
 // Group returns the text of a named group and whether it took part.
 func (m *Match) Group(name string) (string, bool) {
+	if m.caps == nil {
+		return "", false
+	}
 	for g, n := range m.re.Names {
 		if n == name && g > 0 && m.caps[2*g] >= 0 {
 			return m.text[m.caps[2*g]:m.caps[2*g+1]], true
@@ -74,6 +80,9 @@ func (re *Regex) HasGroup(name string) bool {
 // Captures lists the named groups that took part, in group order.
 func (m *Match) Captures() []Capture {
 	var out []Capture
+	if m.caps == nil {
+		return nil
+	}
 	for g, n := range m.re.Names {
 		if g > 0 && n != "" && m.caps[2*g] >= 0 {
 			out = append(out, Capture{n, m.text[m.caps[2*g]:m.caps[2*g+1]]})
@@ -379,6 +388,38 @@ func (m *machine) resetCaps() {
 	}
 }
 
+// firstLead is the class of an unbounded repeat the pattern starts with
+// (the \s of \s*<tool_call>): in a run of its characters only the run's
+// first position can start a match that the later ones could not.
+func (re *Regex) firstLead() []rune {
+	if !re.leadDone {
+		re.prepare()
+	}
+	return re.lead
+}
+
+// prepare computes what Search reads of the pattern; Program.Init calls it
+// so parsers on several goroutines only read.
+func (re *Regex) prepare() {
+	re.leadDone = true
+	n := re.Root
+	if n.Op == OpConcat && len(n.Subs) > 0 {
+		n = n.Subs[0]
+	}
+	if n.Op == OpRepeat && n.Max < 0 && n.Subs[0].Op == OpSet {
+		re.lead = n.Subs[0].Set
+	}
+}
+
+// skippable: s is inside a run of the first lead that started at or after pos.
+func (re *Regex) skippable(text string, pos, s int, lead []rune) bool {
+	if lead == nil || s <= pos {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(text[:s])
+	return inSet(lead, r)
+}
+
 // Search is the `regex` module's compiled.search(text, pos, partial=...):
 // the leftmost complete match wins; otherwise, with partial, the leftmost
 // start from which matching runs into the end of the text (End = len(text)).
@@ -386,9 +427,12 @@ func (re *Regex) Search(text string, pos int, partial bool) *Match {
 	m := re.newMachine(text)
 	end := -1
 	accept := func(j int) bool { end = j; return true }
+	lead := re.firstLead()
 	for s := pos; ; {
 		m.resetCaps()
-		if m.run(re.Root, s, false, accept) {
+		if re.skippable(text, pos, s, lead) {
+			// tried from the run's start already
+		} else if m.run(re.Root, s, false, accept) {
 			return &Match{Start: s, End: end, caps: m.caps, re: re, text: text}
 		}
 		if s >= len(text) {
@@ -404,7 +448,9 @@ func (re *Regex) Search(text string, pos int, partial bool) *Match {
 	for s := pos; ; {
 		m.resetCaps()
 		m.hit = false
-		m.run(re.Root, s, false, accept)
+		if !re.skippable(text, pos, s, lead) {
+			m.run(re.Root, s, false, accept)
+		}
 		if m.hit {
 			return &Match{Start: s, End: len(text), Partial: true, caps: m.caps, re: re, text: text}
 		}

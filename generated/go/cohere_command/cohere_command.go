@@ -80,7 +80,7 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpAssert, Kind: 'Z'},
 					}},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|END_ACTION|>"}, Leads: nil, FirstLead: nil, Exact: true}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -100,9 +100,16 @@ var program = (&rt.Program{
 		2:  {{Kind: rt.Close, Field: 2}},
 	},
 	Context: 1,
+	Fast: map[int]*rt.FastPath{
+		-1: &rt.FastPath{Triggers: []string{"<"}, Leads: set1, HoldLead: nil},
+		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set1, HoldLead: nil},
+		1:  &rt.FastPath{Triggers: []string{"<"}, Leads: set1, HoldLead: nil},
+		2:  &rt.FastPath{Triggers: []string{"<"}, Leads: set1, HoldLead: nil},
+	},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set1 = []rune{}
 )

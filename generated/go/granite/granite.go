@@ -77,7 +77,7 @@ var program = (&rt.Program{
 					}},
 					&rt.Node{Op: rt.OpLit, Lit: " my response:"},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</think>", "Here is", "Here's"}, Leads: nil, FirstLead: nil, Exact: true}},
 		},
 		{ // fields.tool_calls
 			Name:          "tool_calls",
@@ -102,12 +102,12 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "["},
 				}}}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<tool_call>", "<|tool_call|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\])\\s*<\\|end_of_text\\|>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "]"}}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<|end_of_text|>"},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|end_of_text|>"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -121,7 +121,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "</response>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<|end_of_text|>"},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</response>", "<response>", "<|end_of_text|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit: 2,
@@ -139,10 +139,15 @@ var program = (&rt.Program{
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
 	Context: 2,
+	Fast: map[int]*rt.FastPath{
+		0: &rt.FastPath{Triggers: []string{"<", "H"}, Leads: set2, HoldLead: nil},
+		1: &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: nil},
+	},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 	set1 = []rune{0x0, 0x3b, 0x3d, 0x10ffff}
+	set2 = []rune{}
 )

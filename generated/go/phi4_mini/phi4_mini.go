@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<think>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<think>"},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Literals: []string{"</think>"}},
 		},
 		{ // fields.tool_calls
@@ -75,7 +75,7 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "["}}},
 					}},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|tool_call|>", "functools"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=[\\]}])\\s*<\\|/tool_call\\|>\\s*|\\s*(?:<\\|end\\|>|<\\|endoftext\\|>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
@@ -103,7 +103,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "<|end|>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<|endoftext|>"},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|endoftext|>", "<|end|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -114,10 +114,15 @@ var program = (&rt.Program{
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
 	Context: 2,
+	Fast: map[int]*rt.FastPath{
+		-1: &rt.FastPath{Triggers: []string{"<", "f"}, Leads: set0, HoldLead: set0},
+		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set2, HoldLead: nil},
+	},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 	set1 = []rune{0x5d, 0x5d, 0x7d, 0x7d}
+	set2 = []rune{}
 )

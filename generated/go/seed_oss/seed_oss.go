@@ -70,7 +70,7 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpLit, Lit: "<function="},
 				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
 				&rt.Node{Op: rt.OpLit, Lit: ">"},
-			}}, Names: []string{"", "name"}}},
+			}}, Names: []string{"", "name"}}, Hint: &rt.Hint{Triggers: []string{"<seed:tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*</seed:tool_call>(?:(?=\\s*(?:<seed:tool_call>|<seed:eos>))|\\s*\\Z)", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "</seed:tool_call>"},
@@ -87,7 +87,7 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpAssert, Kind: 'Z'},
 					}},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</seed:tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -97,7 +97,7 @@ var program = (&rt.Program{
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<seed:eos>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<seed:eos>"},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<seed:eos>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -108,6 +108,11 @@ var program = (&rt.Program{
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
 	Context: 1,
+	Fast: map[int]*rt.FastPath{
+		-1: &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
+		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set3, HoldLead: nil},
+		1:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
+	},
 	Patterns: map[string]*rt.Regex{
 		"^(?P<value>.*)</(?P<key>function)>\\s*$": &rt.Regex{Source: "^(?P<value>.*)</(?P<key>function)>\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpAssert, Kind: '^'},
@@ -146,4 +151,5 @@ var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 	set1 = []rune{0x0, 0x9, 0xb, 0x3d, 0x3f, 0x10ffff}
 	set2 = []rune{0x0, 0x10ffff}
+	set3 = []rune{}
 )
