@@ -86,21 +86,23 @@ func (h *Hint) tailTrigger(text string, start int) int {
 
 // MatchAt is the `regex` module's anchored compiled.match(text, pos, partial=...).
 func (re *Regex) MatchAt(text string, s int, partial bool) *Match {
-	m := re.newMachine(text)
-	end := -1
-	accept := func(j int) bool { end = j; return true }
+	return re.matchAt(&machine{}, text, s, partial)
+}
+
+func (re *Regex) matchAt(m *machine, text string, s int, partial bool) *Match {
+	m.reset(re, text)
 	m.resetCaps()
-	if m.run(re.Root, s, false, accept) {
-		return &Match{Start: s, End: end, caps: m.caps, re: re, text: text}
+	if m.run(re.Root, s, false, m.accept) {
+		return m.match(re, s, m.end, false)
 	}
 	if !partial {
 		return nil
 	}
 	m.partial = true
 	m.resetCaps()
-	m.run(re.Root, s, false, accept)
+	m.run(re.Root, s, false, m.accept)
 	if m.hit {
-		return &Match{Start: s, End: len(text), Partial: true, caps: m.caps, re: re, text: text}
+		return m.match(re, s, len(text), true)
 	}
 	return nil
 }
@@ -108,6 +110,10 @@ func (re *Regex) MatchAt(text string, s int, partial bool) *Match {
 // SearchHinted is Search run only where the hint allows a match to start,
 // except that an empty partial match at the very end may come back as nil.
 func (re *Regex) SearchHinted(h *Hint, text string, pos int, partial bool) *Match {
+	return re.searchHinted(&machine{}, h, text, pos, partial)
+}
+
+func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial bool) *Match {
 	size := len(text)
 	var firstPartial *Match
 	start := pos
@@ -117,7 +123,7 @@ func (re *Regex) SearchHinted(h *Hint, text string, pos int, partial bool) *Matc
 			break
 		}
 		for _, candidate := range h.starts(text, h.runStart(text, triggerAt, start), triggerAt) {
-			if found := re.MatchAt(text, candidate, partial); found != nil {
+			if found := re.matchAt(m, text, candidate, partial); found != nil {
 				if !found.Partial {
 					return found // complete matches win over partial ones, as in search
 				}
@@ -140,7 +146,7 @@ func (re *Regex) SearchHinted(h *Hint, text string, pos int, partial bool) *Matc
 				return &Match{Start: run, End: size, Partial: true, caps: nil, re: re, text: text}
 			}
 			for _, candidate := range h.starts(text, run, tailAt) {
-				if found := re.MatchAt(text, candidate, true); found != nil {
+				if found := re.matchAt(m, text, candidate, true); found != nil {
 					return found
 				}
 			}
@@ -153,7 +159,7 @@ func (re *Regex) SearchHinted(h *Hint, text string, pos int, partial bool) *Matc
 		if run < size {
 			_, last := utf8.DecodeLastRuneInString(text)
 			for _, candidate := range h.starts(text, run, size-last) {
-				if found := re.MatchAt(text, candidate, true); found != nil {
+				if found := re.matchAt(m, text, candidate, true); found != nil {
 					return found
 				}
 			}

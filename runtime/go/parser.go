@@ -269,6 +269,7 @@ type Parser struct {
 	finalized bool
 	initial   []Event
 	pieces    []string // held text not yet joined onto buf
+	scratch   machine  // reused by every regex search of this parser
 	heldLead  bool     // the held text is all of the state's hold lead
 }
 
@@ -356,8 +357,33 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 		if !endsInLead {
 			return p.releaseHeld(fast, text)
 		}
+		return p.releaseAndHold(fast, text)
 	}
 	return nil, false
+}
+
+// releaseAndHold: held lead characters, then text with no trigger that ends
+// in a run of hold-lead characters (a word and its space): everything before
+// that run is routed and the run is held, as holdLeadRun does.
+func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
+	start := runStart(fast.Leads, text, len(text))
+	if start == 0 || !holdsAll(fast.HoldLead, text[start:]) {
+		return nil, false
+	}
+	p.joinPieces()
+	for _, trigger := range fast.Triggers {
+		if strings.Contains(p.buf[p.pos:], trigger) {
+			return nil, false
+		}
+	}
+	events := make([]Event, 0, 2)
+	p.appendText(text)
+	runAt := len(p.buf) - (len(text) - start)
+	p.route(&events, p.buf[p.pos:runAt])
+	p.pos = runAt
+	p.trim()
+	p.heldLead = true
+	return events, true
 }
 
 // holdLeadRun: text with no trigger ends in lead characters: route what
@@ -541,9 +567,9 @@ func (p *Parser) scan(watch []Watch, eos bool) (*found, int) {
 			}
 		} else {
 			if d.Hint != nil {
-				match = d.Regex.SearchHinted(d.Hint, buf, pos, !eos)
+				match = d.Regex.searchHinted(&p.scratch, d.Hint, buf, pos, !eos)
 			} else {
-				match = d.Regex.Search(buf, pos, !eos)
+				match = d.Regex.search(&p.scratch, buf, pos, !eos)
 			}
 			if match == nil {
 				continue

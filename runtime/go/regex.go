@@ -101,6 +101,25 @@ type machine struct {
 	partial bool
 	hit     bool // a partial match: reading ran into the end of the text
 	caps    []int
+	end     int
+	accept  func(int) bool
+}
+
+// reset readies a (reused) machine for re on text.
+func (m *machine) reset(re *Regex, text string) {
+	m.text, m.partial, m.hit = text, false, false
+	if cap(m.caps) < 2*len(re.Names) {
+		m.caps = make([]int, 2*len(re.Names))
+	}
+	m.caps = m.caps[:2*len(re.Names)]
+	if m.accept == nil {
+		m.accept = func(j int) bool { m.end = j; return true }
+	}
+}
+
+func (m *machine) match(re *Regex, start, end int, partial bool) *Match {
+	caps := append([]int(nil), m.caps...)
+	return &Match{Start: start, End: end, Partial: partial, caps: caps, re: re, text: m.text}
 }
 
 func inSet(set []rune, r rune) bool {
@@ -378,10 +397,6 @@ func (m *machine) repeat(n *Node, count, i int, back bool, k func(int) bool) boo
 	return k(i)
 }
 
-func (re *Regex) newMachine(text string) *machine {
-	return &machine{text: text, caps: make([]int, 2*len(re.Names))}
-}
-
 func (m *machine) resetCaps() {
 	for i := range m.caps {
 		m.caps[i] = -1
@@ -424,16 +439,18 @@ func (re *Regex) skippable(text string, pos, s int, lead []rune) bool {
 // the leftmost complete match wins; otherwise, with partial, the leftmost
 // start from which matching runs into the end of the text (End = len(text)).
 func (re *Regex) Search(text string, pos int, partial bool) *Match {
-	m := re.newMachine(text)
-	end := -1
-	accept := func(j int) bool { end = j; return true }
+	return re.search(&machine{}, text, pos, partial)
+}
+
+func (re *Regex) search(m *machine, text string, pos int, partial bool) *Match {
+	m.reset(re, text)
 	lead := re.firstLead()
 	for s := pos; ; {
 		m.resetCaps()
 		if re.skippable(text, pos, s, lead) {
 			// tried from the run's start already
-		} else if m.run(re.Root, s, false, accept) {
-			return &Match{Start: s, End: end, caps: m.caps, re: re, text: text}
+		} else if m.run(re.Root, s, false, m.accept) {
+			return m.match(re, s, m.end, false)
 		}
 		if s >= len(text) {
 			break
@@ -449,10 +466,10 @@ func (re *Regex) Search(text string, pos int, partial bool) *Match {
 		m.resetCaps()
 		m.hit = false
 		if !re.skippable(text, pos, s, lead) {
-			m.run(re.Root, s, false, accept)
+			m.run(re.Root, s, false, m.accept)
 		}
 		if m.hit {
-			return &Match{Start: s, End: len(text), Partial: true, caps: m.caps, re: re, text: text}
+			return m.match(re, s, len(text), true)
 		}
 		if s >= len(text) {
 			break
@@ -466,9 +483,10 @@ func (re *Regex) Search(text string, pos int, partial bool) *Match {
 // FindAll is finditer: non-overlapping complete matches, left to right.
 func (re *Regex) FindAll(text string) []*Match {
 	var out []*Match
+	m := &machine{}
 	pos := 0
 	for pos <= len(text) {
-		match := re.Search(text, pos, false)
+		match := re.search(m, text, pos, false)
 		if match == nil {
 			break
 		}
