@@ -341,3 +341,28 @@ def test_character_classes_per_code_point_equal_the_regex_module(probe):
         compiled = regex.compile(f"(?:{to_source(node)})+", flags)
         expected = "".join(f"{ord(m.group()[0])}-{ord(m.group()[-1])}," for m in compiled.finditer(everything))
         assert members == expected, f"class {to_source(node)!r} of {pattern!r}"
+
+
+def test_xml_inline_finditer_with_empty_matches_matches_reference(tmp_path):
+    """finditer after an empty match: the next match may start there only if it is not empty."""
+    from compiler.vectors import run_reference
+
+    template = {
+        "start_anchor": "<|a|>",
+        "fields": {
+            "tool_calls": {
+                "open": "<c>",
+                "close": "</c>",
+                "repeats": True,
+                "content": "xml-inline",
+                "content_args": {"tag_pattern": "(?P<key>x*?)(?P<value>y?)", "merge_duplicates": True},
+            },
+            "content": {"content": "text"},
+        },
+    }
+    built = build_harness({"empties": sources.from_dict(template, "empties")}, tmp_path)
+    texts = ["<c>axyb</c>", "<c></c>", "<c>xxyyx</c>", "<c>éxy🙂yx</c>", "<c>|a</c>"]
+    cases = [{"id": str(i), "template": "empties", "prefix": "", "chunks": [t], "tools": None} for i, t in enumerate(texts)]
+    for case, result in zip(cases, run_cases(built, cases)):
+        expected = run_reference(template, "", case["chunks"], None)
+        assert same(expected, {k: result[k] for k in RESULT_KEYS}), (case, expected, result)

@@ -92,6 +92,7 @@ func (re *Regex) MatchAt(text string, s int, partial bool) *Match {
 func (re *Regex) matchAt(m *machine, text string, s int, partial bool) *Match {
 	m.reset(re, text)
 	m.resetCaps()
+	m.start = s
 	if m.run(re.Root, s, false, m.accept) {
 		return m.match(re, s, m.end, false)
 	}

@@ -103,6 +103,8 @@ type machine struct {
 	caps    []int
 	end     int
 	accept  func(int) bool
+	start   int // where the current attempt started
+	noEmpty int // finditer: no empty match may start here (-1: none)
 }
 
 // reset readies a (reused) machine for re on text.
@@ -113,7 +115,14 @@ func (m *machine) reset(re *Regex, text string) {
 	}
 	m.caps = m.caps[:2*len(re.Names)]
 	if m.accept == nil {
-		m.accept = func(j int) bool { m.end = j; return true }
+		m.noEmpty = -1
+		m.accept = func(j int) bool {
+			if j == m.start && m.start == m.noEmpty {
+				return false
+			}
+			m.end = j
+			return true
+		}
 	}
 }
 
@@ -447,7 +456,8 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) *Match {
 	lead := re.firstLead()
 	for s := pos; ; {
 		m.resetCaps()
-		if re.skippable(text, pos, s, lead) {
+		m.start = s
+		if re.skippable(text, pos, s, lead) && s != m.noEmpty {
 			// tried from the run's start already
 		} else if m.run(re.Root, s, false, m.accept) {
 			return m.match(re, s, m.end, false)
@@ -465,6 +475,7 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) *Match {
 	for s := pos; ; {
 		m.resetCaps()
 		m.hit = false
+		m.start = s
 		if !re.skippable(text, pos, s, lead) {
 			m.run(re.Root, s, false, m.accept)
 		}
@@ -480,26 +491,25 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) *Match {
 	return nil
 }
 
-// FindAll is finditer: non-overlapping complete matches, left to right.
+// FindAll is finditer: non-overlapping complete matches, left to right;
+// after an empty match the next one may start at the same place only if it
+// is not empty (as the `regex` module does).
 func (re *Regex) FindAll(text string) []*Match {
 	var out []*Match
 	m := &machine{}
+	m.reset(re, text)
 	pos := 0
 	for pos <= len(text) {
 		match := re.search(m, text, pos, false)
+		m.noEmpty = -1
 		if match == nil {
 			break
 		}
 		out = append(out, match)
-		if match.End > match.Start {
-			pos = match.End
-			continue
+		pos = match.End
+		if match.End == match.Start {
+			m.noEmpty = pos
 		}
-		if match.End >= len(text) {
-			break
-		}
-		_, size := utf8.DecodeRuneInString(text[match.End:])
-		pos = match.End + size
 	}
 	return out
 }
