@@ -86,37 +86,37 @@ func (h *Hint) tailTrigger(text string, start int) int {
 
 // MatchAt is the `regex` module's anchored compiled.match(text, pos, partial=...).
 func (re *Regex) MatchAt(text string, s int, partial bool) *Match {
-	return re.matchAt(&machine{}, text, s, partial)
+	return re.matchAt(&machine{}, text, s, partial).toMatch(re, text)
 }
 
-func (re *Regex) matchAt(m *machine, text string, s int, partial bool) *Match {
+func (re *Regex) matchAt(m *machine, text string, s int, partial bool) span {
 	m.reset(re, text)
 	m.resetCaps()
 	m.start = s
 	if m.run(re.Root, s, false, m.accept) {
-		return m.match(re, s, m.end, false)
+		return m.complete(s)
 	}
 	if !partial {
-		return nil
+		return span{}
 	}
 	m.partial = true
 	m.resetCaps()
 	m.run(re.Root, s, false, m.accept)
 	if m.hit {
-		return m.match(re, s, len(text), true)
+		return m.partialAt(s)
 	}
-	return nil
+	return span{}
 }
 
 // SearchHinted is Search run only where the hint allows a match to start,
 // except that an empty partial match at the very end may come back as nil.
 func (re *Regex) SearchHinted(h *Hint, text string, pos int, partial bool) *Match {
-	return re.searchHinted(&machine{}, h, text, pos, partial)
+	return re.searchHinted(&machine{}, h, text, pos, partial).toMatch(re, text)
 }
 
-func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial bool) *Match {
+func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial bool) span {
 	size := len(text)
-	var firstPartial *Match
+	var firstPartial span
 	start := pos
 	for start < size {
 		triggerAt := h.nextTrigger(text, start)
@@ -124,11 +124,11 @@ func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial
 			break
 		}
 		for _, candidate := range h.starts(text, h.runStart(text, triggerAt, start), triggerAt) {
-			if found := re.matchAt(m, text, candidate, partial); found != nil {
-				if !found.Partial {
+			if found := re.matchAt(m, text, candidate, partial); found.ok {
+				if !found.partial {
 					return found // complete matches win over partial ones, as in search
 				}
-				if firstPartial == nil {
+				if !firstPartial.ok {
 					firstPartial = found
 				}
 			}
@@ -136,7 +136,7 @@ func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial
 		_, step := utf8.DecodeRuneInString(text[triggerAt:])
 		start = triggerAt + step
 	}
-	if firstPartial != nil || !partial {
+	if firstPartial.ok || !partial {
 		return firstPartial
 	}
 	// No complete match: a partial one ends in a trigger prefix or is all leads.
@@ -144,10 +144,10 @@ func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial
 		if tailAt := h.tailTrigger(text, start); tailAt >= 0 {
 			run := h.runStart(text, tailAt, start)
 			if h.Exact && (run == tailAt || holdsAll(h.FirstLead, text[run:tailAt])) {
-				return &Match{Start: run, End: size, Partial: true, caps: nil, re: re, text: text}
+				return span{start: run, end: size, partial: true, ok: true}
 			}
 			for _, candidate := range h.starts(text, run, tailAt) {
-				if found := re.matchAt(m, text, candidate, true); found != nil {
+				if found := re.matchAt(m, text, candidate, true); found.ok {
 					return found
 				}
 			}
@@ -160,11 +160,11 @@ func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial
 		if run < size {
 			_, last := utf8.DecodeLastRuneInString(text)
 			for _, candidate := range h.starts(text, run, size-last) {
-				if found := re.matchAt(m, text, candidate, true); found != nil {
+				if found := re.matchAt(m, text, candidate, true); found.ok {
 					return found
 				}
 			}
 		}
 	}
-	return nil
+	return span{}
 }

@@ -264,7 +264,7 @@ type Parser struct {
 	current   int
 	state     int
 	captures  []Capture
-	body      []string
+	body      strings.Builder
 	opened    bool
 	finalized bool
 	initial   []Event
@@ -342,6 +342,11 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			}
 			p.pos = len(p.buf)
 			p.trim()
+			if p.opened && p.current >= 0 { // the common case: one chunk event
+				f := p.prog.Fields[p.current]
+				p.body.WriteString(text)
+				return []Event{{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty}}, true
+			}
 			events := make([]Event, 0, 2)
 			p.route(&events, text)
 			return events, true
@@ -536,11 +541,12 @@ type found struct {
 }
 
 // scan finds the best committable match and the hold position (SPEC steps 2-3).
-func (p *Parser) scan(watch []Watch, eos bool) (*found, int) {
+func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 	buf, pos := p.buf, p.pos
 	size := len(buf)
 	hold := size
-	var best *found
+	var best found
+	have := false
 	for _, w := range watch {
 		f := p.prog.Fields[w.Field]
 		d := f.Open
@@ -566,23 +572,25 @@ func (p *Parser) scan(watch []Watch, eos bool) (*found, int) {
 				continue
 			}
 		} else {
+			var sp span
 			if d.Hint != nil {
-				match = d.Regex.searchHinted(&p.scratch, d.Hint, buf, pos, !eos)
+				sp = d.Regex.searchHinted(&p.scratch, d.Hint, buf, pos, !eos)
 			} else {
-				match = d.Regex.search(&p.scratch, buf, pos, !eos)
+				sp = d.Regex.search(&p.scratch, buf, pos, !eos)
 			}
-			if match == nil {
+			if !sp.ok {
 				continue
 			}
-			start, end = match.Start, match.End
-			if !eos && (match.Partial || end == size) {
+			start, end = sp.start, sp.end
+			if !eos && (sp.partial || end == size) {
 				if start < hold {
 					hold = start
 				}
 				continue
 			}
+			match = sp.toMatch(d.Regex, buf)
 		}
-		if best != nil {
+		if have {
 			if start > best.start {
 				continue
 			}
@@ -601,18 +609,15 @@ func (p *Parser) scan(watch []Watch, eos bool) (*found, int) {
 				}
 			}
 		}
-		best = &found{w.Kind, w.Field, start, end, match}
+		best, have = found{w.Kind, w.Field, start, end, match}, true
 	}
-	if best != nil && best.start >= hold {
-		best = nil
-	}
-	return best, hold
+	return best, have && best.start < hold, hold
 }
 
 func (p *Parser) process(events *[]Event, eos bool) error {
 	for {
-		best, hold := p.scan(p.prog.watch[p.state+1], eos)
-		if best != nil {
+		best, ok, hold := p.scan(p.prog.watch[p.state+1], eos)
+		if ok {
 			if best.start > p.pos {
 				p.route(events, p.buf[p.pos:best.start])
 			}
@@ -658,7 +663,7 @@ func (p *Parser) route(events *[]Event, text string) {
 		*events = append(*events, Event{Type: "region_open", Field: f.Name})
 		p.opened = true
 	}
-	p.body = append(p.body, text)
+	p.body.WriteString(text)
 	*events = append(*events, Event{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty})
 }
 
@@ -675,7 +680,7 @@ func (p *Parser) open(events *[]Event, index int, match *Match) {
 	if match != nil {
 		p.captures = match.Captures()
 	}
-	p.body = nil
+	p.body.Reset()
 	p.opened = true
 	*events = append(*events, Event{Type: "region_open", Field: f.Name})
 }
@@ -711,7 +716,7 @@ func (p *Parser) valueOf(f *Field, body string) (any, error) {
 func (p *Parser) close(events *[]Event) error {
 	if p.current >= 0 && p.opened {
 		f := p.prog.Fields[p.current]
-		value, err := p.valueOf(f, strings.Join(p.body, ""))
+		value, err := p.valueOf(f, p.body.String())
 		if err != nil {
 			return err
 		}
@@ -748,7 +753,7 @@ func (p *Parser) close(events *[]Event) error {
 	}
 	p.enterImplicit()
 	p.captures = nil
-	p.body = nil
+	p.body.Reset()
 	p.opened = false
 	return nil
 }

@@ -126,9 +126,28 @@ func (m *machine) reset(re *Regex, text string) {
 	}
 }
 
-func (m *machine) match(re *Regex, start, end int, partial bool) *Match {
-	caps := append([]int(nil), m.caps...)
-	return &Match{Start: start, End: end, Partial: partial, caps: caps, re: re, text: m.text}
+// span is a match as the search loops pass it around (no allocation for
+// partial matches, which are never committed); caps only for complete ones.
+type span struct {
+	start, end int
+	partial    bool
+	ok         bool
+	caps       []int
+}
+
+func (m *machine) complete(start int) span {
+	return span{start: start, end: m.end, ok: true, caps: append([]int(nil), m.caps...)}
+}
+
+func (m *machine) partialAt(start int) span {
+	return span{start: start, end: len(m.text), partial: true, ok: true}
+}
+
+func (sp span) toMatch(re *Regex, text string) *Match {
+	if !sp.ok {
+		return nil
+	}
+	return &Match{Start: sp.start, End: sp.end, Partial: sp.partial, caps: sp.caps, re: re, text: text}
 }
 
 func inSet(set []rune, r rune) bool {
@@ -448,10 +467,10 @@ func (re *Regex) skippable(text string, pos, s int, lead []rune) bool {
 // the leftmost complete match wins; otherwise, with partial, the leftmost
 // start from which matching runs into the end of the text (End = len(text)).
 func (re *Regex) Search(text string, pos int, partial bool) *Match {
-	return re.search(&machine{}, text, pos, partial)
+	return re.search(&machine{}, text, pos, partial).toMatch(re, text)
 }
 
-func (re *Regex) search(m *machine, text string, pos int, partial bool) *Match {
+func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 	m.reset(re, text)
 	lead := re.firstLead()
 	for s := pos; ; {
@@ -460,7 +479,7 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) *Match {
 		if re.skippable(text, pos, s, lead) && s != m.noEmpty {
 			// tried from the run's start already
 		} else if m.run(re.Root, s, false, m.accept) {
-			return m.match(re, s, m.end, false)
+			return m.complete(s)
 		}
 		if s >= len(text) {
 			break
@@ -469,7 +488,7 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) *Match {
 		s += size
 	}
 	if !partial {
-		return nil
+		return span{}
 	}
 	m.partial = true
 	for s := pos; ; {
@@ -480,7 +499,7 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) *Match {
 			m.run(re.Root, s, false, m.accept)
 		}
 		if m.hit {
-			return m.match(re, s, len(text), true)
+			return m.partialAt(s)
 		}
 		if s >= len(text) {
 			break
@@ -488,7 +507,7 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) *Match {
 		_, size := utf8.DecodeRuneInString(text[s:])
 		s += size
 	}
-	return nil
+	return span{}
 }
 
 // FindAll is finditer: non-overlapping complete matches, left to right;
@@ -500,7 +519,7 @@ func (re *Regex) FindAll(text string) []*Match {
 	m.reset(re, text)
 	pos := 0
 	for pos <= len(text) {
-		match := re.search(m, text, pos, false)
+		match := re.search(m, text, pos, false).toMatch(re, text)
 		m.noEmpty = -1
 		if match == nil {
 			break
