@@ -24,7 +24,9 @@ def languages(spec: str | None, *, every: bool) -> list[str]:
     langs = [lang.strip() for lang in spec.split(",") if lang.strip()]
     unknown = [lang for lang in langs if lang not in BACKENDS]
     if unknown or not langs:
-        raise ValueError(f"--lang: unknown language(s) {', '.join(unknown) or '(none)'} (one of: {', '.join(BACKENDS)})")
+        raise ValueError(
+            f"--lang: unknown language(s) {', '.join(unknown) or '(none)'} (one of: {', '.join(BACKENDS)})"
+        )
     return langs
 
 
@@ -58,7 +60,9 @@ def build(specs: list[str], *, langs: list[str], out: Path | None, vendor: bool,
     if every and not failed:
         for lang in langs:  # a folder-level file, for backends that have one (js: index.mjs)
             module = backend(lang)
-            if hasattr(module, "render_index"):
+            if hasattr(module, "render_index") and (
+                out is None or not getattr(module, "INDEX_ONLY_IN_DEFAULT_OUT", False)
+            ):
                 folder = out or module.DEFAULT_OUT
                 outputs.update({folder / name: text for name, text in module.render_index(built).items()})
     for target, text in outputs.items():

@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
         "--lang",
         default=None,
         metavar="LANGS",
-        help="comma list of target languages: py, js (default: py; every language with --all or --check)",
+        help="comma list of target languages: py, js, go (default: py; every language with --all or --check)",
     )
 
     check = commands.add_parser(
@@ -87,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
         "\"feeds\", \"final_events\", \"message\", \"error\"} (error: null or {\"stage\", \"index\", \"type\"}).",
     )
     conformance.add_argument("template", metavar="TEMPLATE")
-    conformance.add_argument("--lang", default="py", help="py or js (default: py)")
+    conformance.add_argument("--lang", default="py", help="py, js or go (default: py)")
 
     parse = commands.add_parser(
         "parse",

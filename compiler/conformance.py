@@ -24,6 +24,7 @@ from pathlib import Path
 RUNNERS = {
     "py": "compiler.conformance_py",
     "js": "compiler.conformance_js",
+    "go": "compiler.conformance_go",
 }
 
 OUTPUT_KEYS = ("id", "initial_events", "feeds", "final_events", "message", "error")

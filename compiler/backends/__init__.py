@@ -15,6 +15,7 @@ from types import ModuleType
 BACKENDS = {
     "py": "compiler.backends.py",
     "js": "compiler.backends.js",
+    "go": "compiler.backends.go",
 }
 
 

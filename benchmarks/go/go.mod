@@ -1,0 +1,13 @@
+module github.com/response-template-compiler/response-template-compiler/benchmarks/go
+
+go 1.22
+
+require (
+	github.com/response-template-compiler/response-template-compiler/generated/go v0.0.0
+	github.com/response-template-compiler/response-template-compiler/runtime/go v0.0.0
+)
+
+replace (
+	github.com/response-template-compiler/response-template-compiler/generated/go => ../../generated/go
+	github.com/response-template-compiler/response-template-compiler/runtime/go => ../../runtime/go
+)

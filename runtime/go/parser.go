@@ -1,0 +1,762 @@
+package rt
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Event is one streaming event: region_open, region_chunk (Text, Dirty) or
+// region_close (Value).
+type Event struct {
+	Type  string
+	Field string
+	Text  string
+	Dirty bool
+	Value any
+}
+
+// MarshalJSON writes the event as the Python dict it mirrors.
+func (e Event) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	writeEvent(&b, e)
+	return []byte(b.String()), nil
+}
+
+// Message is the parsed message: a dict with the template's key order.
+type Message = *Object
+
+// Watch kinds.
+const (
+	Open  = 0
+	Close = 1
+)
+
+// Delimiter is a field's open or close: literals (longest first) searched as
+// strings, or a regex run with partial matching.
+type Delimiter struct {
+	Literals    []string
+	GrowsAtEdge bool
+	Regex       *Regex
+	Hint        *Hint // where the regex can match (nil: search everywhere)
+
+	prefixes map[string]bool
+	longest  int
+}
+
+// Field is one field of a template, as the driver needs it.
+type Field struct {
+	Name          string
+	Content       string
+	ContentArgs   string // JSON text
+	Repeats       bool
+	Join          *string
+	Optional      bool
+	Transform     *Transform
+	TransformEach bool
+	Open, Close   *Delimiter
+
+	args  *Object
+	dirty bool
+}
+
+// Watch is one delimiter a state searches for.
+type Watch struct {
+	Kind  int
+	Field int
+}
+
+// Program is a compiled template: the tables a generated package supplies.
+type Program struct {
+	Name        string
+	Template    string // the source template, JSON
+	Defaults    string // JSON
+	Fields      []*Field
+	Implicit    int // index of the implicit field, -1 for none (a null sink)
+	StartAnchor *Delimiter
+	States      map[int][]Watch // -1: the implicit region; i: field i open
+	Context     int             // characters kept before the read position (-1: all)
+	Patterns    map[string]*Regex
+	Fast        map[int]*FastPath // states whose delimiters allow skipping the search
+
+	defaults *Object
+	watch    [][]Watch
+	fast     []*FastPath
+}
+
+// FastPath is what lets a state skip every search (planned by the
+// compiler): no delimiter watched in the state can match, or be pending, in
+// text that holds none of Triggers and does not end in a Leads character.
+// While held text and new text are all HoldLead characters, a pending match
+// stays where it is, so more such text changes nothing.
+type FastPath struct {
+	Triggers []string
+	Leads    []rune // union of the lead classes, as ranges
+	HoldLead []rune // nil: none
+}
+
+func holdsAll(set []rune, text string) bool {
+	for _, r := range text {
+		if !inSet(set, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// runStart is the start of the run of lead characters ending at end.
+func runStart(set []rune, text string, end int) int {
+	for end > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:end])
+		if !inSet(set, r) {
+			break
+		}
+		end -= size
+	}
+	return end
+}
+
+// Init finishes a program's tables; generated packages call it once.
+func (p *Program) Init() *Program {
+	d, err := Loads(p.Defaults)
+	if err != nil {
+		panic(err)
+	}
+	p.defaults, _ = d.(*Object)
+	if p.defaults == nil {
+		p.defaults = NewObject()
+	}
+	p.watch = make([][]Watch, len(p.Fields)+1)
+	for state, watch := range p.States {
+		p.watch[state+1] = watch
+	}
+	p.fast = make([]*FastPath, len(p.Fields)+1)
+	for state, fast := range p.Fast {
+		p.fast[state+1] = fast
+	}
+	for _, f := range p.Fields {
+		a, err := Loads(f.ContentArgs)
+		if err != nil {
+			panic(err)
+		}
+		f.args, _ = a.(*Object)
+		f.dirty = !(f.Content == "text" || f.Content == "int" || f.Content == "float" || f.Content == "bool")
+		for _, d := range []*Delimiter{f.Open, f.Close} {
+			if d != nil {
+				d.init()
+			}
+		}
+		if f.Transform != nil {
+			f.Transform.prepare()
+		}
+	}
+	p.StartAnchor.init()
+	for _, re := range p.Patterns {
+		re.prepare()
+	}
+	return p
+}
+
+func (d *Delimiter) init() {
+	if d.Regex != nil {
+		d.Regex.prepare()
+		if d.Hint != nil {
+			d.Hint.prepare()
+		}
+		return
+	}
+	d.prefixes = map[string]bool{}
+	for _, lit := range d.Literals {
+		if len(lit) > d.longest {
+			d.longest = len(lit)
+		}
+		for i := 1; i < len(lit); i++ {
+			if utf8.RuneStart(lit[i]) {
+				d.prefixes[lit[:i]] = true
+			}
+		}
+	}
+}
+
+// find is the leftmost complete literal match at or after pos (longest on ties).
+func (d *Delimiter) find(buf string, pos int) (int, int) {
+	bestStart, bestEnd := -1, -1
+	for _, lit := range d.Literals {
+		at := strings.Index(buf[pos:], lit)
+		if at >= 0 && (bestStart < 0 || pos+at < bestStart) {
+			bestStart, bestEnd = pos+at, pos+at+len(lit)
+		}
+	}
+	return bestStart, bestEnd
+}
+
+// partialStart is the leftmost start of a proper prefix of a literal that runs to the end, or -1.
+func (d *Delimiter) partialStart(buf string, pos int) int {
+	start := len(buf) - d.longest + 1
+	if start < pos {
+		start = pos
+	}
+	for ; start < len(buf); start++ {
+		if utf8.RuneStart(buf[start]) && d.prefixes[buf[start:]] {
+			return start
+		}
+	}
+	return -1
+}
+
+// lastAnchorEnd is the end of the last non-overlapping start-anchor match, or -1.
+func lastAnchorEnd(anchor *Delimiter, text string) int {
+	last := -1
+	if anchor.Regex != nil {
+		for _, m := range anchor.Regex.FindAll(text) {
+			last = m.End
+		}
+		return last
+	}
+	pos := 0
+	for {
+		start, end := anchor.find(text, pos)
+		if start < 0 {
+			return last
+		}
+		pos, last = end, end
+	}
+}
+
+// Option configures a Parser.
+type Option func(*Parser) error
+
+// WithTools gives the tools (JSON-schema values: *Object, as Loads returns)
+// whose declared parameter types tool-call arguments are cast to.
+func WithTools(tools []any) Option {
+	return func(p *Parser) error {
+		p.params = toolParameters(tools)
+		return nil
+	}
+}
+
+// WithToolsJSON is WithTools with the tool list as JSON text.
+func WithToolsJSON(tools string) Option {
+	return func(p *Parser) error {
+		v, err := Loads(tools)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			p.params = nil
+			return nil
+		}
+		list, ok := v.([]any)
+		if !ok {
+			return Errorf("TypeError", "tools must be a list")
+		}
+		p.params = toolParameters(list)
+		return nil
+	}
+}
+
+// Parser is a streaming response parser for one generation.
+type Parser struct {
+	prog      *Program
+	params    map[string]*Object
+	buf       string
+	pos       int
+	output    *Object
+	current   int
+	state     int
+	captures  []Capture
+	body      strings.Builder
+	opened    bool
+	finalized bool
+	initial   []Event
+	pieces    []string // held text not yet joined onto buf
+	scratch   machine  // reused by every regex search of this parser
+	heldLead  bool     // the held text is all of the state's hold lead
+}
+
+// NewParser starts a parser; prefix is the prompt text sent to the model
+// ("" opts out): text after its last start anchor is processed first and
+// gives InitialEvents.
+func NewParser(prog *Program, prefix string, opts ...Option) (*Parser, error) {
+	p := &Parser{prog: prog}
+	for _, opt := range opts {
+		if err := opt(p); err != nil {
+			return nil, err
+		}
+	}
+	p.output = DeepCopy(prog.defaults).(*Object)
+	p.enterImplicit()
+	p.initial = []Event{}
+	if prefix != "" {
+		text := prefix
+		if end := lastAnchorEnd(prog.StartAnchor, prefix); end >= 0 {
+			text = prefix[end:]
+		}
+		if text != "" {
+			p.buf = text
+			if err := p.process(&p.initial, false); err != nil {
+				return nil, err
+			}
+			p.noteHeld()
+		}
+	}
+	return p, nil
+}
+
+// InitialEvents are the events of a turn the prefix prefilled.
+func (p *Parser) InitialEvents() []Event { return p.initial }
+
+// Captures are the named groups of the open match of the region open now.
+func (p *Parser) Captures() []Capture { return append([]Capture(nil), p.captures...) }
+
+// Feed adds generated text and returns the events it completes.
+func (p *Parser) Feed(text string) ([]Event, error) {
+	if p.finalized {
+		return nil, Errorf("RuntimeError", "ResponseParser already finalized")
+	}
+	if fast := p.prog.fast[p.state+1]; fast != nil && text != "" {
+		if events, done := p.feedFast(fast, text); done {
+			return events, nil
+		}
+	}
+	return p.feedSlowly(text)
+}
+
+// feedFast handles text that cannot start a delimiter without searching;
+// done is false when the general step must run.
+func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
+	for _, trigger := range fast.Triggers {
+		if strings.Contains(text, trigger) {
+			return nil, false
+		}
+	}
+	last, _ := utf8.DecodeLastRuneInString(text)
+	endsInLead := inSet(fast.Leads, last)
+	if p.pos == len(p.buf) && len(p.pieces) == 0 {
+		if !endsInLead {
+			// No delimiter can start in text: it all goes to the region.
+			context := p.prog.Context
+			if context >= 0 && len(text) >= context && utf8.RuneCountInString(text) >= context {
+				p.buf = text // it holds all the context regex delimiters read behind
+			} else {
+				p.buf += text
+			}
+			p.pos = len(p.buf)
+			p.trim()
+			if p.opened && p.current >= 0 { // the common case: one chunk event
+				f := p.prog.Fields[p.current]
+				p.body.WriteString(text)
+				return []Event{{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty}}, true
+			}
+			events := make([]Event, 0, 2)
+			p.route(&events, text)
+			return events, true
+		}
+		if fast.HoldLead != nil {
+			return p.holdLeadRun(fast, text)
+		}
+	} else if p.heldLead {
+		if holdsAll(fast.HoldLead, text) {
+			p.pieces = append(p.pieces, text) // the pending match stays where it is
+			return []Event{}, true
+		}
+		if !endsInLead {
+			return p.releaseHeld(fast, text)
+		}
+		return p.releaseAndHold(fast, text)
+	}
+	return nil, false
+}
+
+// releaseAndHold: held lead characters, then text with no trigger that ends
+// in a run of hold-lead characters (a word and its space): everything before
+// that run is routed and the run is held, as holdLeadRun does.
+func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
+	start := runStart(fast.Leads, text, len(text))
+	if start == 0 || !holdsAll(fast.HoldLead, text[start:]) {
+		return nil, false
+	}
+	p.joinPieces()
+	for _, trigger := range fast.Triggers {
+		if strings.Contains(p.buf[p.pos:], trigger) {
+			return nil, false
+		}
+	}
+	events := make([]Event, 0, 2)
+	p.appendText(text)
+	runAt := len(p.buf) - (len(text) - start)
+	p.route(&events, p.buf[p.pos:runAt])
+	p.pos = runAt
+	p.trim()
+	p.heldLead = true
+	return events, true
+}
+
+// holdLeadRun: text with no trigger ends in lead characters: route what
+// comes before the trailing run, hold the run (exact when the run is all of
+// the state's hold lead: a partial match starts at the run, none before).
+func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
+	start := runStart(fast.Leads, text, len(text))
+	if !holdsAll(fast.HoldLead, text[start:]) {
+		return nil, false
+	}
+	events := []Event{}
+	p.appendText(text)
+	if start > 0 {
+		p.route(&events, text[:start])
+	}
+	p.pos += start
+	p.trim()
+	p.heldLead = true
+	return events, true
+}
+
+// releaseHeld: held lead characters followed by text with no trigger and
+// no trailing lead: nothing can match any more, all of it is routed.
+func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
+	p.joinPieces()
+	held := p.buf[p.pos:]
+	for _, trigger := range fast.Triggers {
+		if strings.Contains(held, trigger) {
+			return nil, false
+		}
+	}
+	events := []Event{}
+	p.appendText(text)
+	p.route(&events, p.buf[p.pos:])
+	p.pos = len(p.buf)
+	p.trim()
+	p.heldLead = false
+	return events, true
+}
+
+func (p *Parser) feedSlowly(text string) ([]Event, error) {
+	events := []Event{}
+	if text != "" {
+		p.appendText(text)
+	}
+	err := p.process(&events, false)
+	p.noteHeld()
+	return events, err
+}
+
+func (p *Parser) joinPieces() {
+	if len(p.pieces) > 0 {
+		p.buf += strings.Join(p.pieces, "")
+		p.pieces = p.pieces[:0]
+	}
+}
+
+func (p *Parser) appendText(text string) {
+	p.joinPieces()
+	p.trim()
+	p.buf += text
+}
+
+// noteHeld: after processing, trim and note whether the held text is all of
+// the state's hold lead.
+func (p *Parser) noteHeld() {
+	p.trim()
+	fast := p.prog.fast[p.state+1]
+	p.heldLead = fast != nil && fast.HoldLead != nil && p.pos < len(p.buf) && holdsAll(fast.HoldLead, p.buf[p.pos:])
+}
+
+// Finalize ends the generation: the message and the last events.
+func (p *Parser) Finalize() (Message, []Event, error) {
+	if p.finalized {
+		return nil, nil, Errorf("RuntimeError", "ResponseParser already finalized")
+	}
+	events := []Event{}
+	p.joinPieces()
+	if err := p.process(&events, true); err != nil {
+		return nil, events, err
+	}
+	var missing []string
+	for _, f := range p.prog.Fields {
+		if !f.Optional && !p.output.Has(f.Name) {
+			missing = append(missing, "'"+f.Name+"'")
+		}
+	}
+	if missing != nil {
+		return nil, events, Errorf("ValueError", "Required response_template fields missing from parsed output: [%s]", strings.Join(missing, ", "))
+	}
+	out := NewObject()
+	for _, key := range p.output.Keys() {
+		value, _ := p.output.Get(key)
+		if p.prog.defaults.Has(key) || !emptyValue(value) {
+			out.Set(key, value)
+		}
+	}
+	p.output = out
+	p.finalized = true
+	return out, events, nil
+}
+
+func emptyValue(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case []any:
+		return len(x) == 0
+	case *Object:
+		return x.Len() == 0
+	}
+	return false
+}
+
+// ParseWith is one feed of the whole text, then Finalize.
+func ParseWith(prog *Program, text, prefix string, opts ...Option) (Message, error) {
+	p, err := NewParser(prog, prefix, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.Feed(text); err != nil {
+		return nil, err
+	}
+	message, _, err := p.Finalize()
+	return message, err
+}
+
+// trim drops consumed text, keeping the context regex delimiters read behind.
+func (p *Parser) trim() {
+	context := p.prog.Context
+	if context < 0 || p.pos == 0 {
+		return
+	}
+	cut := p.pos
+	for n := 0; n < context && cut > 0; n++ {
+		_, size := utf8.DecodeLastRuneInString(p.buf[:cut])
+		cut -= size
+	}
+	if cut > 0 {
+		p.buf = p.buf[cut:]
+		p.pos -= cut
+	}
+}
+
+type found struct {
+	kind, field, start, end int
+	match                   *Match
+}
+
+// scan finds the best committable match and the hold position (SPEC steps 2-3).
+func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
+	buf, pos := p.buf, p.pos
+	size := len(buf)
+	hold := size
+	var best found
+	have := false
+	for _, w := range watch {
+		f := p.prog.Fields[w.Field]
+		d := f.Open
+		if w.Kind == Close {
+			d = f.Close
+		}
+		var start, end int
+		var match *Match
+		if d.Regex == nil {
+			start, end = d.find(buf, pos)
+			if start < 0 {
+				if !eos {
+					if at := d.partialStart(buf, pos); at >= 0 && at < hold {
+						hold = at
+					}
+				}
+				continue
+			}
+			if !eos && end == size && d.GrowsAtEdge {
+				if start < hold {
+					hold = start
+				}
+				continue
+			}
+		} else {
+			var sp span
+			if d.Hint != nil {
+				sp = d.Regex.searchHinted(&p.scratch, d.Hint, buf, pos, !eos)
+			} else {
+				sp = d.Regex.search(&p.scratch, buf, pos, !eos)
+			}
+			if !sp.ok {
+				continue
+			}
+			start, end = sp.start, sp.end
+			if !eos && (sp.partial || end == size) {
+				if start < hold {
+					hold = start
+				}
+				continue
+			}
+			match = sp.toMatch(d.Regex, buf)
+		}
+		if have {
+			if start > best.start {
+				continue
+			}
+			if start == best.start {
+				length, bestLength := end-start, best.end-best.start
+				if length < bestLength {
+					continue
+				}
+				if length == bestLength {
+					if w.Kind > best.kind {
+						continue
+					}
+					if w.Kind == best.kind && f.Name >= p.prog.Fields[best.field].Name {
+						continue
+					}
+				}
+			}
+		}
+		best, have = found{w.Kind, w.Field, start, end, match}, true
+	}
+	return best, have && best.start < hold, hold
+}
+
+func (p *Parser) process(events *[]Event, eos bool) error {
+	for {
+		best, ok, hold := p.scan(p.prog.watch[p.state+1], eos)
+		if ok {
+			if best.start > p.pos {
+				p.route(events, p.buf[p.pos:best.start])
+			}
+			p.pos = best.end
+			if best.kind == Open {
+				if err := p.close(events); err != nil {
+					return err
+				}
+				p.open(events, best.field, best.match)
+			} else {
+				hadText := p.opened
+				if err := p.close(events); err != nil {
+					return err
+				}
+				if !hadText && best.start == best.end {
+					break
+				}
+			}
+			continue
+		}
+		if eos {
+			if p.pos < len(p.buf) {
+				p.route(events, p.buf[p.pos:])
+				p.pos = len(p.buf)
+			}
+			return p.close(events)
+		}
+		if hold > p.pos {
+			p.route(events, p.buf[p.pos:hold])
+			p.pos = hold
+		}
+		break
+	}
+	return nil
+}
+
+func (p *Parser) route(events *[]Event, text string) {
+	if p.current < 0 || text == "" {
+		return
+	}
+	f := p.prog.Fields[p.current]
+	if !p.opened {
+		*events = append(*events, Event{Type: "region_open", Field: f.Name})
+		p.opened = true
+	}
+	p.body.WriteString(text)
+	*events = append(*events, Event{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty})
+}
+
+func (p *Parser) enterImplicit() {
+	p.current = p.prog.Implicit
+	p.state = -1
+}
+
+func (p *Parser) open(events *[]Event, index int, match *Match) {
+	f := p.prog.Fields[index]
+	p.current = index
+	p.state = index
+	p.captures = nil
+	if match != nil {
+		p.captures = match.Captures()
+	}
+	p.body.Reset()
+	p.opened = true
+	*events = append(*events, Event{Type: "region_open", Field: f.Name})
+}
+
+// valueOf parses a closed region's body and applies the transform.
+func (p *Parser) valueOf(f *Field, body string) (any, error) {
+	value, err := p.prog.ParseContent(body, f.Content, f.args)
+	if err != nil || f.Transform == nil {
+		return value, err
+	}
+	if !f.TransformEach {
+		return f.Transform.apply(&scope{captures: p.captures, content: value})
+	}
+	list, ok := value.([]any)
+	if !ok {
+		return nil, Errorf("ValueError", "Field '%s': transform_each requires the parsed content to be a list, got %s.", f.Name, TypeName(value))
+	}
+	out := make([]any, 0, len(list))
+	for _, item := range list {
+		obj, ok := item.(*Object)
+		if !ok {
+			return nil, Errorf("ValueError", "Field '%s': transform_each requires each list element to be a dict, got %s.", f.Name, TypeName(item))
+		}
+		v, err := f.Transform.apply(&scope{captures: p.captures, item: obj, each: true})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (p *Parser) close(events *[]Event) error {
+	if p.current >= 0 && p.opened {
+		f := p.prog.Fields[p.current]
+		value, err := p.valueOf(f, p.body.String())
+		if err != nil {
+			return err
+		}
+		if len(p.params) > 0 {
+			value = typeToolCalls(value, p.params)
+		}
+		out := p.output
+		previous, has := out.Get(f.Name)
+		switch {
+		case f.Join != nil:
+			s, ok := value.(string)
+			if !ok {
+				return Errorf("ValueError", "Field '%s': 'join' requires each match to parse to a string, got %s.", f.Name, TypeName(value))
+			}
+			if !has || previous == nil {
+				out.Set(f.Name, s)
+			} else if prev, ok := previous.(string); ok {
+				out.Set(f.Name, prev+*f.Join+s)
+			} else {
+				return Errorf("TypeError", "can only concatenate str (not \"%s\") to str", TypeName(previous))
+			}
+		case f.Repeats:
+			if !has {
+				out.Set(f.Name, []any{value})
+			} else if list, ok := previous.([]any); ok {
+				out.Set(f.Name, append(list, value))
+			} else {
+				return Errorf("AttributeError", "'%s' object has no attribute 'append'", TypeName(previous))
+			}
+		default:
+			out.Set(f.Name, value)
+		}
+		*events = append(*events, Event{Type: "region_close", Field: f.Name, Value: value})
+	}
+	p.enterImplicit()
+	p.captures = nil
+	p.body.Reset()
+	p.opened = false
+	return nil
+}
+
+// Str is a pointer to a string (an optional string in a Program's tables).
+func Str(s string) *string { return &s }

@@ -1,0 +1,534 @@
+package rt
+
+import "unicode/utf8"
+
+// Op is the kind of a regex node. Patterns are parsed by the compiler
+// (compiler/regex) and emitted as node trees; character classes arrive as
+// code point ranges read off Python's `regex` module, so classes and case
+// folding are the reference's by construction.
+type Op uint8
+
+// Regex node kinds.
+const (
+	OpEmpty  Op = iota
+	OpLit       // Lit: a run of literal characters
+	OpSet       // Set: one character in the ranges
+	OpConcat    // Subs in order
+	OpAlt       // Subs in priority order
+	OpRepeat    // Subs[0] repeated Min..Max times (Max < 0: unbounded), Lazy
+	OpGroup     // Subs[0]; Group > 0 captures
+	OpAssert    // Kind: '^' '$' 'A' (\A) 'Z' (\Z) 'b' (\b) 'B' (\B)
+	OpLook      // Subs[0] as lookahead / lookbehind (Behind), maybe Negative
+)
+
+// Node is one node of a regex tree.
+type Node struct {
+	Op       Op
+	Lit      string
+	Set      []rune // sorted inclusive ranges: lo, hi, lo, hi, ...
+	Subs     []*Node
+	Min, Max int
+	Lazy     bool
+	Group    int
+	Kind     byte
+	Behind   bool
+	Negative bool
+}
+
+// Regex is a compiled pattern: DOTALL, no MULTILINE, as templates use them.
+type Regex struct {
+	Source string
+	Root   *Node
+	Names  []string // Names[g]: the name of group g ("" when unnamed); Names[0] unused
+
+	lead     []rune
+	leadDone bool
+}
+
+// Match is one match: byte offsets, Partial when it ran into the end of text.
+type Match struct {
+	Start, End int
+	Partial    bool
+	caps       []int
+	re         *Regex
+	text       string
+}
+
+// Group returns the text of a named group and whether it took part.
+func (m *Match) Group(name string) (string, bool) {
+	if m.caps == nil {
+		return "", false
+	}
+	for g, n := range m.re.Names {
+		if n == name && g > 0 && m.caps[2*g] >= 0 {
+			return m.text[m.caps[2*g]:m.caps[2*g+1]], true
+		}
+	}
+	return "", false
+}
+
+// HasGroup reports whether the pattern has a group of that name.
+func (re *Regex) HasGroup(name string) bool {
+	for g, n := range re.Names {
+		if g > 0 && n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Captures lists the named groups that took part, in group order.
+func (m *Match) Captures() []Capture {
+	var out []Capture
+	if m.caps == nil {
+		return nil
+	}
+	for g, n := range m.re.Names {
+		if g > 0 && n != "" && m.caps[2*g] >= 0 {
+			out = append(out, Capture{n, m.text[m.caps[2*g]:m.caps[2*g+1]]})
+		}
+	}
+	return out
+}
+
+// Capture is one named group's text.
+type Capture struct {
+	Name, Value string
+}
+
+type machine struct {
+	text    string
+	partial bool
+	hit     bool // a partial match: reading ran into the end of the text
+	caps    []int
+	end     int
+	accept  func(int) bool
+	start   int // where the current attempt started
+	noEmpty int // finditer: no empty match may start here (-1: none)
+}
+
+// reset readies a (reused) machine for re on text.
+func (m *machine) reset(re *Regex, text string) {
+	m.text, m.partial, m.hit = text, false, false
+	if cap(m.caps) < 2*len(re.Names) {
+		m.caps = make([]int, 2*len(re.Names))
+	}
+	m.caps = m.caps[:2*len(re.Names)]
+	if m.accept == nil {
+		m.noEmpty = -1
+		m.accept = func(j int) bool {
+			if j == m.start && m.start == m.noEmpty {
+				return false
+			}
+			m.end = j
+			return true
+		}
+	}
+}
+
+// span is a match as the search loops pass it around (no allocation for
+// partial matches, which are never committed); caps only for complete ones.
+type span struct {
+	start, end int
+	partial    bool
+	ok         bool
+	caps       []int
+}
+
+func (m *machine) complete(start int) span {
+	return span{start: start, end: m.end, ok: true, caps: append([]int(nil), m.caps...)}
+}
+
+func (m *machine) partialAt(start int) span {
+	return span{start: start, end: len(m.text), partial: true, ok: true}
+}
+
+func (sp span) toMatch(re *Regex, text string) *Match {
+	if !sp.ok {
+		return nil
+	}
+	return &Match{Start: sp.start, End: sp.end, Partial: sp.partial, caps: sp.caps, re: re, text: text}
+}
+
+func inSet(set []rune, r rune) bool {
+	lo, hi := 0, len(set)/2
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if r < set[2*mid] {
+			hi = mid
+		} else if r > set[2*mid+1] {
+			lo = mid + 1
+		} else {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordAt(text string, i int, before bool) bool {
+	var r rune
+	if before {
+		if i == 0 {
+			return false
+		}
+		r, _ = utf8.DecodeLastRuneInString(text[:i])
+	} else {
+		if i >= len(text) {
+			return false
+		}
+		r, _ = utf8.DecodeRuneInString(text[i:])
+	}
+	return inSet(wordSet, r)
+}
+
+func (m *machine) assert(kind byte, i int) bool {
+	text := m.text
+	switch kind {
+	case '^', 'A':
+		return i == 0
+	case '$':
+		return i == len(text) || (i == len(text)-1 && text[i] == '\n')
+	case 'Z':
+		return i == len(text)
+	case 'b':
+		return isWordAt(text, i, true) != isWordAt(text, i, false)
+	case 'B':
+		return isWordAt(text, i, true) == isWordAt(text, i, false)
+	}
+	return false
+}
+
+// step matches one literal or set node at i; -1 when it does not match.
+// Forward reading at the end of the text in partial mode sets m.hit.
+func (m *machine) step(n *Node, i int, back bool) int {
+	text := m.text
+	if n.Op == OpLit {
+		lit := n.Lit
+		if back {
+			if i >= len(lit) && text[i-len(lit):i] == lit {
+				return i - len(lit)
+			}
+			return -1
+		}
+		if len(text)-i >= len(lit) {
+			if text[i:i+len(lit)] == lit {
+				return i + len(lit)
+			}
+			return -1
+		}
+		if m.partial && text[i:] == lit[:len(text)-i] {
+			m.hit = true
+		}
+		return -1
+	}
+	if back {
+		if i == 0 {
+			return -1
+		}
+		r, size := utf8.DecodeLastRuneInString(text[:i])
+		if inSet(n.Set, r) {
+			return i - size
+		}
+		return -1
+	}
+	if i >= len(text) {
+		if m.partial {
+			m.hit = true
+		}
+		return -1
+	}
+	c := text[i]
+	if c < utf8.RuneSelf {
+		if inSet(n.Set, rune(c)) {
+			return i + 1
+		}
+		return -1
+	}
+	r, size := utf8.DecodeRuneInString(text[i:])
+	if inSet(n.Set, r) {
+		return i + size
+	}
+	return -1
+}
+
+// run matches n at i (reading backwards inside lookbehinds) and calls k with
+// each end in priority order; true stops the search (k accepted, or m.hit).
+func (m *machine) run(n *Node, i int, back bool, k func(int) bool) bool {
+	switch n.Op {
+	case OpEmpty:
+		return k(i)
+	case OpLit, OpSet:
+		j := m.step(n, i, back)
+		if j < 0 {
+			return m.hit
+		}
+		return k(j)
+	case OpConcat:
+		return m.seq(n.Subs, 0, i, back, k)
+	case OpAlt:
+		for _, b := range n.Subs {
+			if m.run(b, i, back, k) {
+				return true
+			}
+		}
+		return false
+	case OpGroup:
+		if n.Group == 0 {
+			return m.run(n.Subs[0], i, back, k)
+		}
+		g := n.Group
+		return m.run(n.Subs[0], i, back, func(j int) bool {
+			oldStart, oldEnd := m.caps[2*g], m.caps[2*g+1]
+			if back {
+				m.caps[2*g], m.caps[2*g+1] = j, i
+			} else {
+				m.caps[2*g], m.caps[2*g+1] = i, j
+			}
+			if k(j) {
+				return true
+			}
+			m.caps[2*g], m.caps[2*g+1] = oldStart, oldEnd
+			return false
+		})
+	case OpAssert:
+		if m.assert(n.Kind, i) {
+			return k(i)
+		}
+		return false
+	case OpLook:
+		matched := m.run(n.Subs[0], i, n.Behind, func(int) bool { return true })
+		if m.hit {
+			return true
+		}
+		if matched != n.Negative {
+			return k(i)
+		}
+		return false
+	case OpRepeat:
+		body := n.Subs[0]
+		if body.Op == OpSet || (body.Op == OpLit && utf8.RuneCountInString(body.Lit) == 1) {
+			return m.repeatOne(n, body, i, back, k)
+		}
+		return m.repeat(n, 0, i, back, k)
+	}
+	return false
+}
+
+func (m *machine) seq(items []*Node, idx int, i int, back bool, k func(int) bool) bool {
+	for idx < len(items) {
+		var n *Node
+		if back {
+			n = items[len(items)-1-idx]
+		} else {
+			n = items[idx]
+		}
+		switch n.Op {
+		case OpLit, OpSet:
+			i = m.step(n, i, back)
+			if i < 0 {
+				return m.hit
+			}
+			idx++
+			continue
+		case OpAssert:
+			if !m.assert(n.Kind, i) {
+				return false
+			}
+			idx++
+			continue
+		}
+		next := idx + 1
+		return m.run(n, i, back, func(j int) bool { return m.seq(items, next, j, back, k) })
+	}
+	return k(i)
+}
+
+// repeatOne repeats a one-character body without recursion.
+func (m *machine) repeatOne(n, body *Node, i int, back bool, k func(int) bool) bool {
+	j, count := i, 0
+	for count < n.Min {
+		j = m.step(body, j, back)
+		if j < 0 {
+			return m.hit
+		}
+		count++
+	}
+	if n.Lazy {
+		for {
+			if k(j) {
+				return true
+			}
+			if n.Max >= 0 && count >= n.Max {
+				return false
+			}
+			j = m.step(body, j, back)
+			if j < 0 {
+				return m.hit
+			}
+			count++
+		}
+	}
+	first := count
+	for n.Max < 0 || count < n.Max {
+		next := m.step(body, j, back)
+		if next < 0 {
+			if m.hit {
+				return true
+			}
+			break
+		}
+		j = next
+		count++
+	}
+	for {
+		if k(j) {
+			return true
+		}
+		if count == first {
+			return false
+		}
+		count--
+		if back {
+			_, size := utf8.DecodeRuneInString(m.text[j:])
+			j += size
+		} else {
+			_, size := utf8.DecodeLastRuneInString(m.text[:j])
+			j -= size
+		}
+	}
+}
+
+// repeat is the general repeat; an iteration that matches nothing once the
+// minimum is reached ends the repeat (as the `regex` module does).
+func (m *machine) repeat(n *Node, count, i int, back bool, k func(int) bool) bool {
+	more := n.Max < 0 || count < n.Max
+	iterate := func() bool {
+		return m.run(n.Subs[0], i, back, func(j int) bool {
+			if j == i && count >= n.Min {
+				return k(j)
+			}
+			return m.repeat(n, count+1, j, back, k)
+		})
+	}
+	if count < n.Min {
+		return iterate()
+	}
+	if n.Lazy {
+		if k(i) {
+			return true
+		}
+		return more && iterate()
+	}
+	if more && iterate() {
+		return true
+	}
+	return k(i)
+}
+
+func (m *machine) resetCaps() {
+	for i := range m.caps {
+		m.caps[i] = -1
+	}
+}
+
+// firstLead is the class of an unbounded repeat the pattern starts with
+// (the \s of \s*<tool_call>): in a run of its characters only the run's
+// first position can start a match that the later ones could not.
+func (re *Regex) firstLead() []rune {
+	if !re.leadDone {
+		re.prepare()
+	}
+	return re.lead
+}
+
+// prepare computes what Search reads of the pattern; Program.Init calls it
+// so parsers on several goroutines only read.
+func (re *Regex) prepare() {
+	re.leadDone = true
+	n := re.Root
+	if n.Op == OpConcat && len(n.Subs) > 0 {
+		n = n.Subs[0]
+	}
+	if n.Op == OpRepeat && n.Max < 0 && n.Subs[0].Op == OpSet {
+		re.lead = n.Subs[0].Set
+	}
+}
+
+// skippable: s is inside a run of the first lead that started at or after pos.
+func (re *Regex) skippable(text string, pos, s int, lead []rune) bool {
+	if lead == nil || s <= pos {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(text[:s])
+	return inSet(lead, r)
+}
+
+// Search is the `regex` module's compiled.search(text, pos, partial=...):
+// the leftmost complete match wins; otherwise, with partial, the leftmost
+// start from which matching runs into the end of the text (End = len(text)).
+func (re *Regex) Search(text string, pos int, partial bool) *Match {
+	return re.search(&machine{}, text, pos, partial).toMatch(re, text)
+}
+
+func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
+	m.reset(re, text)
+	lead := re.firstLead()
+	for s := pos; ; {
+		m.resetCaps()
+		m.start = s
+		if re.skippable(text, pos, s, lead) && s != m.noEmpty {
+			// tried from the run's start already
+		} else if m.run(re.Root, s, false, m.accept) {
+			return m.complete(s)
+		}
+		if s >= len(text) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(text[s:])
+		s += size
+	}
+	if !partial {
+		return span{}
+	}
+	m.partial = true
+	for s := pos; ; {
+		m.resetCaps()
+		m.hit = false
+		m.start = s
+		if !re.skippable(text, pos, s, lead) {
+			m.run(re.Root, s, false, m.accept)
+		}
+		if m.hit {
+			return m.partialAt(s)
+		}
+		if s >= len(text) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(text[s:])
+		s += size
+	}
+	return span{}
+}
+
+// FindAll is finditer: non-overlapping complete matches, left to right;
+// after an empty match the next one may start at the same place only if it
+// is not empty (as the `regex` module does).
+func (re *Regex) FindAll(text string) []*Match {
+	var out []*Match
+	m := &machine{}
+	m.reset(re, text)
+	pos := 0
+	for pos <= len(text) {
+		match := re.search(m, text, pos, false).toMatch(re, text)
+		m.noEmpty = -1
+		if match == nil {
+			break
+		}
+		out = append(out, match)
+		pos = match.End
+		if match.End == match.Start {
+			m.noEmpty = pos
+		}
+	}
+	return out
+}

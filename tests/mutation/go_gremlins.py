@@ -1,0 +1,246 @@
+"""Mutation run of the Go runtime with gremlins (not part of the test suite:
+it takes long). `python tests/mutation/go_gremlins.py [--files a.go,b.go] [--keep DIR]`
+
+Builds a throwaway module whose root package is runtime/go (same module
+path, so the generated packages import it unchanged), with every template
+the vectors use compiled under gen/, and Go tests that run what the Python
+suite checks: every vector (RunVectors) and tables of Python's json.loads,
+int(), float(), str.strip and the `regex` module's partial search on the
+templates' own delimiters, computed here with Python. Then runs
+`gremlins unleash` there and prints its report (killed, lived, not covered,
+timed out; efficacy = killed / (killed + lived)).
+
+Needs gremlins on PATH: `go install github.com/go-gremlins/gremlins/cmd/gremlins@v0.5.0`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import regex  # noqa: E402
+
+from compiler import source as sources  # noqa: E402
+from compiler.backends.go import RUNTIME_DIR, RUNTIME_MODULE, package_name, render  # noqa: E402
+from compiler.conformance_go import go_env  # noqa: E402
+from compiler.pipeline import to_program  # noqa: E402
+
+VECTORS = ROOT / "tests" / "vectors"
+
+
+def template_source(name: str):
+    for path in (ROOT / "templates_src" / f"{name}.json", VECTORS / "templates" / f"{name}.json"):
+        if path.is_file():
+            return sources.read(str(path))
+    raise FileNotFoundError(name)
+
+
+def search_table(rng: random.Random) -> list[dict]:
+    """The regex module's partial search on the bundled delimiters, on texts built from their pieces."""
+    rows = []
+    for name in sorted({json.loads(l)["template"] for p in VECTORS.glob("*.jsonl") for l in p.open()}):
+        program = to_program(template_source(name))
+        for field in program.fields:
+            for delim in (field.open, field.close):
+                if delim is None or not hasattr(delim, "pattern"):
+                    continue
+                compiled = regex.compile(delim.pattern, regex.DOTALL)
+                pieces = [delim.pattern.replace("\\", "")[i : i + 4] for i in range(0, len(delim.pattern), 3)]
+                pieces += [" ", "\n", "<", "}", "]", "x", "{", "\"", "</tool_call>", "<tool_call>", "é"]
+                for _ in range(40):
+                    text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+                    for partial in (False, True):
+                        found = compiled.search(text, 0, partial=partial)
+                        row = {"pattern": delim.pattern, "template": name, "field": field.index,
+                               "kind": "open" if delim is field.open else "close", "text": text, "partial": partial}
+                        if found is None or (found.partial and found.start() == len(text)):
+                            row["want"] = None
+                        else:
+                            row["want"] = [len(text[: found.start()].encode()), len(text[: found.end()].encode()), found.partial]
+                        rows.append(row)
+    return rows
+
+
+def semantics_table() -> list[list]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_go_backend import JSON_TEXTS, NUMBER_TEXTS, STRIP_TEXTS, python_result
+
+    rows = []
+    for op, texts in (("loads", JSON_TEXTS), ("int", NUMBER_TEXTS), ("float", NUMBER_TEXTS), ("strip", STRIP_TEXTS + NUMBER_TEXTS)):
+        for text in texts:
+            status, value = python_result(op, text)
+            rows.append([op, text, status, json.dumps(value) if status == "ok" else value])
+    return rows
+
+
+TEST_GO = '''package rt_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+
+	rt "%(module)s"
+	"%(module)s/conformance"
+%(imports)s)
+
+var parsers = map[string]conformance.NewFunc{
+%(entries)s}
+
+var programs = map[string]*rt.Program{
+%(programs)s}
+
+func TestVectors(t *testing.T) {
+	conformance.RunVectors(t, parsers, "%(vectors)s", "")
+}
+
+func TestSearchTable(t *testing.T) {
+	data, _ := os.ReadFile("search.json")
+	var rows []struct {
+		Template string
+		Field    int
+		Kind     string
+		Text     string
+		Partial  bool
+		Want     []any
+	}
+	if err := json.Unmarshal(data, &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		f := programs[row.Template].Fields[row.Field]
+		d := f.Open
+		if row.Kind == "close" {
+			d = f.Close
+		}
+		for _, hinted := range []bool{false, true} {
+			var m *rt.Match
+			if hinted && d.Hint != nil {
+				m = d.Regex.SearchHinted(d.Hint, row.Text, 0, row.Partial)
+			} else {
+				m = d.Regex.Search(row.Text, 0, row.Partial)
+			}
+			if m != nil && m.Partial && m.Start == len(row.Text) {
+				m = nil
+			}
+			switch {
+			case row.Want == nil && m != nil:
+				t.Errorf("%%q on %%q: want no match, got %%v", d.Regex.Source, row.Text, *m)
+			case row.Want != nil && (m == nil || float64(m.Start) != row.Want[0].(float64) || float64(m.End) != row.Want[1].(float64) || m.Partial != row.Want[2].(bool)):
+				t.Errorf("%%q on %%q partial=%%v hinted=%%v: want %%v, got %%v", d.Regex.Source, row.Text, row.Partial, hinted, row.Want, m)
+			}
+		}
+	}
+}
+
+func TestSemanticsTable(t *testing.T) {
+	data, _ := os.ReadFile("semantics.json")
+	var rows [][]string
+	if err := json.Unmarshal(data, &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		op, text, status, want := row[0], row[1], row[2], row[3]
+		var got any
+		var err error
+		switch op {
+		case "loads":
+			got, err = rt.Loads(text)
+		case "int":
+			got, err = rt.PyInt(text)
+		case "float":
+			var f float64
+			f, err = rt.PyFloat(text)
+			got = rt.Float(f)
+		case "strip":
+			got = rt.Strip(text)
+		}
+		if status != "ok" {
+			if err == nil || rt.PythonType(err) != want {
+				t.Errorf("%%s(%%q): want %%s, got %%v %%v", op, text, want, got, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%%s(%%q): %%v", op, text, err)
+			continue
+		}
+		expected, _ := rt.Loads(want)
+		if op == "float" {
+			f, _ := expected.(rt.Float)
+			if n, ok := expected.(int64); ok {
+				f = rt.Float(n)
+			}
+			g := got.(rt.Float)
+			if !(g == f || math.IsNaN(float64(g)) && math.IsNaN(float64(f))) {
+				t.Errorf("float(%%q): want %%v, got %%v", text, f, g)
+			}
+			continue
+		}
+		if rt.Dumps(expected) != rt.Dumps(got) {
+			t.Errorf("%%s(%%q): want %%s, got %%s", op, text, rt.Dumps(expected), rt.Dumps(got))
+		}
+	}
+}
+'''
+
+
+def build_module(folder: Path) -> None:
+    (folder / "go.mod").write_text(f"module {RUNTIME_MODULE}\n\ngo 1.22\n", encoding="utf-8")
+    for path in RUNTIME_DIR.glob("*.go"):
+        shutil.copy(path, folder / path.name)
+    shutil.copytree(RUNTIME_DIR / "conformance", folder / "conformance")
+    names = sorted({json.loads(l)["template"] for p in VECTORS.glob("*.jsonl") for l in p.open()})
+    imports, entries, programs = [], [], []
+    for name in names:
+        pkg = package_name(name)
+        for rel, text in render(to_program(template_source(name))).items():
+            target = folder / "gen" / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        imports.append(f'\t"{RUNTIME_MODULE}/gen/{pkg}"\n')
+        entries.append(f"\t{json.dumps(name)}: {pkg}.New,\n")
+        programs.append(f"\t{json.dumps(name)}: {pkg}.Compiled(),\n")
+    (folder / "python_test.go").write_text(
+        TEST_GO % {"module": RUNTIME_MODULE, "imports": "".join(imports), "entries": "".join(entries),
+                   "programs": "".join(programs), "vectors": VECTORS.as_posix()},
+        encoding="utf-8",
+    )
+    (folder / "search.json").write_text(json.dumps(search_table(random.Random(13))), encoding="utf-8")
+    (folder / "semantics.json").write_text(json.dumps(semantics_table()), encoding="utf-8")
+
+
+def main() -> int:
+    args = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    args.add_argument("--keep", type=Path, help="build the module in this folder and keep it")
+    args.add_argument("--only-test", action="store_true", help="run go test there, no mutation")
+    args.add_argument("--workers", default="1")
+    options = args.parse_args()
+    folder = options.keep or Path(tempfile.mkdtemp(prefix="rtc-gremlins-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    build_module(folder)
+    env = go_env()
+    test = subprocess.run(["go", "test", "./..."], cwd=folder, env=env, capture_output=True, text=True)
+    print(test.stdout[-3000:], test.stderr[-3000:])
+    if test.returncode != 0 or options.only_test:
+        return test.returncode
+    done = subprocess.run(
+        ["gremlins", "unleash", "--workers", options.workers, "--timeout-coefficient", "10", "--output", str(folder / "gremlins.json"), "."],
+        cwd=folder, env=env,
+    )
+    return done.returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
