@@ -71,6 +71,7 @@ REASONING_CONTENT_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    simple=True,
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern("<\\|END_THINKING\\|>|(?=\\s*<\\|START_ACTION\\|>)")

@@ -76,6 +76,7 @@ TOOL_CALLS_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    simple=True,
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(

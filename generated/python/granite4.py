@@ -62,7 +62,12 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*<tool_call>", triggers=["<tool_call>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+    "\\s*<tool_call>",
+    triggers=["<tool_call>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern("(?<=\\})\\s*</tool_call>", triggers=["</tool_call>"], leads=(LEAD_0,))

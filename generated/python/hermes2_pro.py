@@ -67,13 +67,18 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern("</think>|(?=\\s*<tool_call>)")
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "\\s*<tool_call>", triggers=["<tool_call>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+    "\\s*<tool_call>",
+    triggers=["<tool_call>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern("(?<=\\})\\s*</tool_call>", triggers=["</tool_call>"], leads=(LEAD_0,))
