@@ -469,6 +469,21 @@ def type_tool_calls(value, params):
 # --------------------------------------------------------------------------
 
 
+def tail_prefix_start(buf, low, firsts, prefixes):
+    """Leftmost position from `low` where `buf` ends in one of `prefixes`
+    (whose first characters are `firsts`), or -1: only the positions holding
+    a first character are tried, found with str.find."""
+    best = -1
+    for first in firsts:
+        at = buf.find(first, low)
+        while at >= 0 and (best < 0 or at < best):
+            if buf[at:] in prefixes:
+                best = at
+                break
+            at = buf.find(first, at + 1)
+    return best
+
+
 class Literals:
     """A delimiter given as one literal or a list of literals.
 
@@ -521,13 +536,8 @@ class Literals:
 
     def partial_start(self, buf, pos):
         """Leftmost start of a proper prefix of a literal running to the end, or -1."""
-        size = len(buf)
-        firsts = self.firsts
-        prefixes = self.prefixes
-        for start in range(max(pos, size - self.longest + 1), size):
-            if buf[start] in firsts and buf[start:] in prefixes:
-                return start
-        return -1
+        low = len(buf) - self.longest + 1
+        return tail_prefix_start(buf, pos if pos > low else low, self.firsts, self.prefixes)
 
 
 class PartialMatch:
@@ -578,6 +588,7 @@ class Pattern:
         "first_lead",
         "exact",
         "prefixes",
+        "prefix_firsts",
         "longest",
         "simple",
     )
@@ -599,6 +610,7 @@ class Pattern:
         # leads then a proper prefix of a trigger is certainly a partial match.
         self.exact = exact and (not self.leads or self.leads.classes == (first_lead,))
         self.prefixes = frozenset(t[:i] for t in self.triggers or () for i in range(1, len(t)))
+        self.prefix_firsts = "".join(sorted({prefix[0] for prefix in self.prefixes}))
         self.longest = max(map(len, self.triggers or ("",)))
         # Leads then one of the triggers and nothing else: matched with str.find.
         self.simple = simple and self.exact
@@ -645,12 +657,8 @@ class Pattern:
 
     def _tail_trigger(self, buf, start):
         """Leftmost position from `start` where the buffer ends in a proper prefix of a trigger."""
-        size = len(buf)
-        prefixes = self.prefixes
-        for at in range(max(start, size - self.longest + 1), size):
-            if buf[at:] in prefixes:
-                return at
-        return -1
+        low = len(buf) - self.longest + 1
+        return tail_prefix_start(buf, start if start > low else low, self.prefix_firsts, self.prefixes)
 
     def search(self, buf, pos, partial):
         """What `compiled.search(buf, pos, partial=partial)` returns, except
