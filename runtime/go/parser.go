@@ -300,9 +300,9 @@ type Parser struct {
 	opened    bool
 	finalized bool
 	initial   []Event
-	pieces    []string // held text not yet joined onto buf
-	scratch   machine  // reused by every regex search of this parser
-	heldLead  bool     // the held text is all of the state's hold lead
+	pieces    strings.Builder // held text not yet joined onto buf
+	scratch   machine         // reused by every regex search of this parser
+	heldLead  bool            // the held text is all of the state's hold lead
 }
 
 // NewParser starts a parser; prefix is the prompt text sent to the model
@@ -366,7 +366,7 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 		last, _ = utf8.DecodeLastRuneInString(text)
 	}
 	endsInLead := inClass(&fast.leadASCII, fast.Leads, last)
-	if p.pos == len(p.buf) && len(p.pieces) == 0 {
+	if p.pos == len(p.buf) && p.pieces.Len() == 0 {
 		if !endsInLead {
 			// No delimiter can start in text: it all goes to the region.
 			context := p.prog.Context
@@ -391,7 +391,7 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 		}
 	} else if p.heldLead {
 		if holdsAllFast(&fast.holdASCII, fast.HoldLead, text) {
-			p.pieces = append(p.pieces, text) // the pending match stays where it is
+			p.pieces.WriteString(text) // the pending match stays where it is
 			return []Event{}, true
 		}
 		if !endsInLead {
@@ -475,9 +475,9 @@ func (p *Parser) feedSlowly(text string) ([]Event, error) {
 }
 
 func (p *Parser) joinPieces() {
-	if len(p.pieces) > 0 {
-		p.buf += strings.Join(p.pieces, "")
-		p.pieces = p.pieces[:0]
+	if p.pieces.Len() > 0 {
+		p.buf += p.pieces.String()
+		p.pieces.Reset()
 	}
 }
 
