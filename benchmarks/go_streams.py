@@ -61,7 +61,7 @@ def ollama_streams() -> list[dict]:
         {"name": "qwen3/space-ended", "template": "qwen3", "ollama": "qwen3", "prefix": prefix,
          "tokens": spaced + ["<|im_end|>"]},
         {"name": "qwen3/code", "template": "qwen3", "ollama": "qwen3", "prefix": prefix,
-         "tokens": tokenize(code, (), seed=1) + ["<|im_end|>"]},
+         "tokens": tokenize(code, ("```",), seed=1) + ["<|im_end|>"]},
         {"name": "qwen3/angles", "template": "qwen3", "ollama": "qwen3", "prefix": prefix, "tokens": ["<"] * LENGTH},
         {"name": "qwen3/many-calls", "template": "qwen3", "ollama": "qwen3", "prefix": prefix,
          "tokens": tokenize(call * 400, ("<tool_call>", "</tool_call>"), seed=2) + ["<|im_end|>"]},

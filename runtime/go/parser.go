@@ -92,6 +92,37 @@ type FastPath struct {
 	Triggers []string
 	Leads    []rune // union of the lead classes, as ranges
 	HoldLead []rune // nil: none
+
+	leadASCII, holdASCII [2]uint64 // the classes' ASCII members, as bitmaps
+}
+
+func asciiBitmap(set []rune) (bits [2]uint64) {
+	for c := rune(0); c < 128; c++ {
+		if inSet(set, c) {
+			bits[c>>6] |= 1 << (c & 63)
+		}
+	}
+	return bits
+}
+
+func inClass(bits *[2]uint64, set []rune, r rune) bool {
+	if r < 128 {
+		return bits[r>>6]&(1<<(r&63)) != 0
+	}
+	return inSet(set, r)
+}
+
+func holdsAllFast(bits *[2]uint64, set []rune, text string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 128 {
+			return holdsAll(set, text[i:])
+		}
+		if bits[c>>6]&(1<<(c&63)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func holdsAll(set []rune, text string) bool {
@@ -131,6 +162,7 @@ func (p *Program) Init() *Program {
 	}
 	p.fast = make([]*FastPath, len(p.Fields)+1)
 	for state, fast := range p.Fast {
+		fast.leadASCII, fast.holdASCII = asciiBitmap(fast.Leads), asciiBitmap(fast.HoldLead)
 		p.fast[state+1] = fast
 	}
 	for _, f := range p.Fields {
@@ -268,9 +300,9 @@ type Parser struct {
 	opened    bool
 	finalized bool
 	initial   []Event
-	pieces    []string // held text not yet joined onto buf
-	scratch   machine  // reused by every regex search of this parser
-	heldLead  bool     // the held text is all of the state's hold lead
+	pieces    strings.Builder // held text not yet joined onto buf
+	scratch   machine         // reused by every regex search of this parser
+	heldLead  bool            // the held text is all of the state's hold lead
 }
 
 // NewParser starts a parser; prefix is the prompt text sent to the model
@@ -329,9 +361,12 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			return nil, false
 		}
 	}
-	last, _ := utf8.DecodeLastRuneInString(text)
-	endsInLead := inSet(fast.Leads, last)
-	if p.pos == len(p.buf) && len(p.pieces) == 0 {
+	last := rune(text[len(text)-1])
+	if last >= utf8.RuneSelf {
+		last, _ = utf8.DecodeLastRuneInString(text)
+	}
+	endsInLead := inClass(&fast.leadASCII, fast.Leads, last)
+	if p.pos == len(p.buf) && p.pieces.Len() == 0 {
 		if !endsInLead {
 			// No delimiter can start in text: it all goes to the region.
 			context := p.prog.Context
@@ -355,8 +390,8 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			return p.holdLeadRun(fast, text)
 		}
 	} else if p.heldLead {
-		if holdsAll(fast.HoldLead, text) {
-			p.pieces = append(p.pieces, text) // the pending match stays where it is
+		if holdsAllFast(&fast.holdASCII, fast.HoldLead, text) {
+			p.pieces.WriteString(text) // the pending match stays where it is
 			return []Event{}, true
 		}
 		if !endsInLead {
@@ -440,9 +475,9 @@ func (p *Parser) feedSlowly(text string) ([]Event, error) {
 }
 
 func (p *Parser) joinPieces() {
-	if len(p.pieces) > 0 {
-		p.buf += strings.Join(p.pieces, "")
-		p.pieces = p.pieces[:0]
+	if p.pieces.Len() > 0 {
+		p.buf += p.pieces.String()
+		p.pieces.Reset()
 	}
 }
 

@@ -338,6 +338,9 @@ func (m *machine) seq(items []*Node, idx int, i int, back bool, k func(int) bool
 			continue
 		}
 		next := idx + 1
+		if next == len(items) {
+			return m.run(n, i, back, k) // the last item continues with k itself
+		}
 		return m.run(n, i, back, func(j int) bool { return m.seq(items, next, j, back, k) })
 	}
 	return k(i)

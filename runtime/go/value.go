@@ -28,14 +28,16 @@ func (f Float) MarshalJSON() ([]byte, error) {
 	return []byte(floatRepr(float64(f))), nil
 }
 
-// Object is a dict that keeps key order, as Python's does.
+// Object is a dict that keeps key order, as Python's does. Small objects
+// (most JSON arguments) are searched linearly; an index appears past 8 keys.
 type Object struct {
 	keys   []string
-	values map[string]any
+	values []any
+	index  map[string]int
 }
 
 // NewObject returns an empty Object.
-func NewObject() *Object { return &Object{values: map[string]any{}} }
+func NewObject() *Object { return &Object{} }
 
 // Len is the number of keys.
 func (o *Object) Len() int { return len(o.keys) }
@@ -43,24 +45,48 @@ func (o *Object) Len() int { return len(o.keys) }
 // Keys are the keys in insertion order.
 func (o *Object) Keys() []string { return o.keys }
 
+func (o *Object) find(key string) int {
+	if o.index != nil {
+		if i, ok := o.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range o.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
 // Get returns the value of key and whether it is present.
 func (o *Object) Get(key string) (any, bool) {
-	v, ok := o.values[key]
-	return v, ok
+	if i := o.find(key); i >= 0 {
+		return o.values[i], true
+	}
+	return nil, false
 }
 
 // Has reports whether key is present.
-func (o *Object) Has(key string) bool {
-	_, ok := o.values[key]
-	return ok
-}
+func (o *Object) Has(key string) bool { return o.find(key) >= 0 }
 
 // Set stores a value; a new key goes last, an existing key keeps its place.
 func (o *Object) Set(key string, value any) {
-	if _, ok := o.values[key]; !ok {
-		o.keys = append(o.keys, key)
+	if i := o.find(key); i >= 0 {
+		o.values[i] = value
+		return
 	}
-	o.values[key] = value
+	o.keys = append(o.keys, key)
+	o.values = append(o.values, value)
+	if o.index != nil {
+		o.index[key] = len(o.keys) - 1
+	} else if len(o.keys) > 8 {
+		o.index = make(map[string]int, 2*len(o.keys))
+		for i, k := range o.keys {
+			o.index[k] = i
+		}
+	}
 }
 
 // MarshalJSON writes the object with its key order (see Dumps for NaN).
@@ -74,9 +100,15 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 func DeepCopy(v any) any {
 	switch x := v.(type) {
 	case *Object:
-		out := &Object{keys: append([]string(nil), x.keys...), values: make(map[string]any, len(x.values))}
-		for k, val := range x.values {
-			out.values[k] = DeepCopy(val)
+		out := &Object{keys: append([]string(nil), x.keys...), values: make([]any, len(x.values))}
+		for i, val := range x.values {
+			out.values[i] = DeepCopy(val)
+		}
+		if x.index != nil {
+			out.index = make(map[string]int, len(x.index))
+			for k, i := range x.index {
+				out.index[k] = i
+			}
 		}
 		return out
 	case []any:
@@ -180,7 +212,7 @@ func writeJSON(b *strings.Builder, v any) {
 			}
 			writeJSONString(b, k)
 			b.WriteString(": ")
-			writeJSON(b, x.values[k])
+			writeJSON(b, x.values[i])
 		}
 		b.WriteByte('}')
 	case []Event:
