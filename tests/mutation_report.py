@@ -171,7 +171,7 @@ def main(argv=None) -> int:
         function = function_of(name)
         part = part_of(function)
         counts[part]["all"] += 1
-        if status == "killed":
+        if status in ("killed", "timeout"):  # a mutant that loops forever is caught by its time limit
             counts[part]["killed"] += 1
             continue
         if status == "not checked":
