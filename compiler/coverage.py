@@ -149,7 +149,9 @@ def _content_probes(rec: _Recorder, originals: dict):
         except ValueError:
             plain = False
         if not plain and not (delims or args.get("unquoted_keys")) and args.get("allow_non_json"):
-            rec.add("content.json.allow_non_json" if args.get("strip", True) else "content.json.allow_non_json.strip-false")
+            rec.add(
+                "content.json.allow_non_json" if args.get("strip", True) else "content.json.allow_non_json.strip-false"
+            )
         elif not plain and args.get("allow_non_json") and value == (body.strip() if args.get("strip", True) else body):
             rec.add("content.json.allow_non_json")
         elif delims and isinstance(value, (dict, list)):
@@ -185,7 +187,11 @@ def _content_probes(rec: _Recorder, originals: dict):
         matches = list(regex.finditer(pattern, body, flags=regex.DOTALL))
         keys = [m.groupdict().get("key") for m in matches]
         if len(keys) != len(set(keys)):
-            rec.add("content.xml-inline.merge_duplicates" if args.get("merge_duplicates") else "content.xml-inline.duplicates-last-wins")
+            rec.add(
+                "content.xml-inline.merge_duplicates"
+                if args.get("merge_duplicates")
+                else "content.xml-inline.duplicates-last-wins"
+            )
         if not matches:
             rec.add("content.xml-inline.no-match")
         if any(m.groupdict().get("value") is None for m in matches):
@@ -465,7 +471,11 @@ def _parser_class(rec: _Recorder):
             for kind, field in watch:
                 pattern = field.open_re if kind == "open" else field.close_re
                 literal = (field.open_literals if kind == "open" else field.close_literals) is not None
-                m = pattern.search(self._buffer, self._pos) if eos else pattern.search(self._buffer, self._pos, partial=True)
+                m = (
+                    pattern.search(self._buffer, self._pos)
+                    if eos
+                    else pattern.search(self._buffer, self._pos, partial=True)
+                )
                 if m is None:
                     continue
                 at_edge = m.end() == len(self._buffer)
@@ -500,7 +510,12 @@ def _parser_class(rec: _Recorder):
                 rec.add("hold.blocks-commit")
             if best is not None:
                 kind, field, m = best
-                if kind == "open" and self._opened and self._current is not None and self._current == self._implicit_name:
+                if (
+                    kind == "open"
+                    and self._opened
+                    and self._current is not None
+                    and self._current == self._implicit_name
+                ):
                     rec.add("implicit.closed-by-open")
                 if (field.open_literals if kind == "open" else field.close_literals) is None:
                     _regex_tags(rec, (field.open_re if kind == "open" else field.close_re).pattern, m, self._buffer)
@@ -632,8 +647,10 @@ def _regex_tags(rec: _Recorder, pattern: str, m, buffer: str) -> None:
 
 def _is_call(value) -> bool:
     function = value.get("function") if isinstance(value, dict) else None
-    return isinstance(function, dict) and isinstance(function.get("name"), str) and isinstance(
-        function.get("arguments"), dict
+    return (
+        isinstance(function, dict)
+        and isinstance(function.get("name"), str)
+        and isinstance(function.get("arguments"), dict)
     )
 
 

@@ -131,9 +131,7 @@ def _cases(file_name: str, template_name: str, template: dict, samples: list[dic
 
 def feature_sources() -> dict[str, dict]:
     """name -> {"doc", "template", "tools"?, "samples"} from tests/vectors/features/."""
-    return {
-        path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(FEATURES_DIR.glob("*.json"))
-    }
+    return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(FEATURES_DIR.glob("*.json"))}
 
 
 def load_shapes() -> list:
@@ -166,7 +164,7 @@ def shape_samples(shape, count: int = SHAPE_TEXTS) -> list[dict]:
         text = "".join(pieces)[:SHAPE_TEXT_LIMIT]
         prefix = shape.prefixes[index % len(shape.prefixes)]
         if index % 4 == 3:
-            prefix += rng.choice(blocks)[:SHAPE_TEXT_LIMIT // 2]
+            prefix += rng.choice(blocks)[: SHAPE_TEXT_LIMIT // 2]
         tools = shape.tools if shape.tools and index % 2 == 0 else None
         samples.append({"id": f"{index:02d}", "prefix": prefix, "output": text, "tools": tools})
     return samples

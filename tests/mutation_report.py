@@ -171,7 +171,7 @@ def main(argv=None) -> int:
         function = function_of(name)
         part = part_of(function)
         counts[part]["all"] += 1
-        if status == "killed":
+        if status in ("killed", "timeout"):  # a mutant that loops forever is caught by its time limit
             counts[part]["killed"] += 1
             continue
         if status == "not checked":
@@ -188,8 +188,11 @@ def main(argv=None) -> int:
     if pending:
         print(f"{pending} mutants not checked yet (mutmut still running?): scores below leave them out\n")
     rows = []
-    for label, parts in (("runtime/core.py", ("values", "driver")), ("content parsers, transforms, typing", ("values",)),
-                         ("streaming driver", ("driver",))):
+    for label, parts in (
+        ("runtime/core.py", ("values", "driver")),
+        ("content parsers, transforms, typing", ("values",)),
+        ("streaming driver", ("driver",)),
+    ):
         total = sum(counts[p]["all"] - counts[p]["pending"] for p in parts)
         killed = sum(counts[p]["killed"] for p in parts)
         equivalent = sum(counts[p]["equivalent"] for p in parts)
@@ -207,7 +210,9 @@ def main(argv=None) -> int:
             print(f"| {why} | {count} |")
     else:
         for label, total, killed, equivalent, survived, score in rows:
-            print(f"{label:40} {total:5} mutants  {killed:5} killed  {equivalent:4} equivalent  {survived:4} survived  score {score:.1%}")
+            print(
+                f"{label:40} {total:5} mutants  {killed:5} killed  {equivalent:4} equivalent  {survived:4} survived  score {score:.1%}"
+            )
         for part, name, status, why in unexplained:
             print(f"[{part}] {name} ({status})\n        {why}")
     return 0

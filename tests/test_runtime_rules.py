@@ -17,9 +17,39 @@ from differential import same
 from runtime import core
 
 NUMBERS = [
-    "3", " 7 ", "-0", "+4", "1_000", "٣", "3.0", "3.5", "-2.50", "1e3", "1E-2", ".5", "5.", "0x10", "inf", "-inf",
-    "nan", "NaN", "Infinity", "1e400", "9007199254740993", "18446744073709551616", "1" * 400, "", "  ", "abc",
-    "1,5", "true", "1.0e0", "3.000", "-3.0", "1e16", "0.1",
+    "3",
+    " 7 ",
+    "-0",
+    "+4",
+    "1_000",
+    "٣",
+    "3.0",
+    "3.5",
+    "-2.50",
+    "1e3",
+    "1E-2",
+    ".5",
+    "5.",
+    "0x10",
+    "inf",
+    "-inf",
+    "nan",
+    "NaN",
+    "Infinity",
+    "1e400",
+    "9007199254740993",
+    "18446744073709551616",
+    "1" * 400,
+    "",
+    "  ",
+    "abc",
+    "1,5",
+    "true",
+    "1.0e0",
+    "3.000",
+    "-3.0",
+    "1e16",
+    "0.1",
 ]
 BOOLS = ["true", "TRUE", " True ", "1", " 1\n", "0", "false", "yes", "", "tRuE", "10", "İ"]
 
@@ -111,9 +141,22 @@ def test_content_parser_matches_reference(name, text, args):
 
 
 TYPES = [
-    ("integer",), ("number",), ("boolean",), ("null",), ("object",), ("array",), ("string",), ("mystery",),
-    ("integer", "null"), ("null", "integer"), ("boolean", "integer"), ("number", "integer"), ("array", "object"),
-    ("object", "array"), ("string", "integer"), (),
+    ("integer",),
+    ("number",),
+    ("boolean",),
+    ("null",),
+    ("object",),
+    ("array",),
+    ("string",),
+    ("mystery",),
+    ("integer", "null"),
+    ("null", "integer"),
+    ("boolean", "integer"),
+    ("number", "integer"),
+    ("array", "object"),
+    ("object", "array"),
+    ("string", "integer"),
+    (),
 ]
 RAWS = NUMBERS + BOOLS + ["null", "None", " None ", "none", '{"a": 1}', "[1, 2]", "[", "{}", "[]", '"x"', "1.5e0"]
 
@@ -152,8 +195,18 @@ def test_schema_types_match_reference(schema):
 
 
 SCOPE = {"content": {"a": {"b": [1, 2]}, "n": None}, "name": "f"}
-PLACEHOLDERS = ["content", "content.a", "content.a.b", "content.n", "name", "missing", "content.x", "content.a.b.c",
-                "name.x", "content.n.x"]
+PLACEHOLDERS = [
+    "content",
+    "content.a",
+    "content.a.b",
+    "content.n",
+    "name",
+    "missing",
+    "content.x",
+    "content.a.b.c",
+    "name.x",
+    "content.n.x",
+]
 
 
 @pytest.mark.parametrize("path", PLACEHOLDERS)
@@ -166,9 +219,24 @@ def test_placeholder_matches_reference(path):
 
 
 TOOLS = [
-    {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
-        "n": {"type": "integer"}, "b": {"type": "boolean"}, "s": {"type": "string"}, "u": {"type": ["null", "number"]},
-        "a": {"type": "array"}, "o": {"type": "object"}, "e": {}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "n": {"type": "integer"},
+                    "b": {"type": "boolean"},
+                    "s": {"type": "string"},
+                    "u": {"type": ["null", "number"]},
+                    "a": {"type": "array"},
+                    "o": {"type": "object"},
+                    "e": {},
+                },
+            },
+        },
+    },
     {"name": "g", "parameters": {"properties": {"n": {"type": "integer"}}}},
     {"name": "h", "parameters": {"properties": "not a dict"}},
     {"name": "p"},
@@ -176,8 +244,12 @@ TOOLS = [
     "not a tool",
 ]
 CALLS = [
-    {"function": {"name": "f", "arguments": {"n": "3.0", "b": "0", "s": "4", "u": "None", "a": "[1]", "o": "{}",
-                                            "e": "5", "z": "6"}}},
+    {
+        "function": {
+            "name": "f",
+            "arguments": {"n": "3.0", "b": "0", "s": "4", "u": "None", "a": "[1]", "o": "{}", "e": "5", "z": "6"},
+        }
+    },
     {"function": {"name": "f", "arguments": {"n": ["1", "x", 2], "a": ["1", "2"], "b": [True, "1"]}}},
     {"function": {"name": "g", "arguments": {"n": "7"}}},
     {"function": {"name": "h", "arguments": {"n": "7"}}},
@@ -263,8 +335,13 @@ def test_parse_response_matches_reference():
     template = {
         "start_anchor": "<|a|>",
         "fields": {
-            "calls": {"open": "<c>", "close": "</c>", "repeats": True, "content": "json",
-                      "transform": {"function": "{content}"}},
+            "calls": {
+                "open": "<c>",
+                "close": "</c>",
+                "repeats": True,
+                "content": "json",
+                "transform": {"function": "{content}"},
+            },
             "content": {},
         },
     }
