@@ -131,8 +131,10 @@ def walk(grammar, rng: random.Random, node=None, depth: int = 0, budget=None) ->
     if isinstance(node, m.Ref):
         return walk(grammar, rng, grammar.rules[node.name], depth + 1, budget)
     if isinstance(node, m.Until):
-        alphabet = [c for c in SAFE if node.chars is None or c in node.chars]
+        alphabet = [c for c in SAFE if (node.chars is None or c in node.chars) and c not in node.exclude]
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) if alphabet else ""
+        if any(e in text for e in node.exclude):
+            text = ""
         if node.may_end and (not node.exits or rng.random() < 0.2):
             return text
         trigger, exit = rng.choice(node.exits)

@@ -62,25 +62,13 @@ STRICTER = {
 
 
 # Known gaps, each an expected failure that turns into a test failure once
-# fixed (strict); docs/grammar.md, "Known gaps", says why. Most are GBNF read
-# by llguidance's GBNF import, whose lexer is greedy where llama.cpp reads
-# GBNF character by character.
+# fixed (strict); docs/grammar.md, "Known gaps", says why.
 KNOWN_GAPS = {
-    'test_generated_strings_in_gbnf[glm45]',
-    'test_generated_strings_in_gbnf[llama3_json]',
-    'test_generated_strings_in_gbnf[minimax_m2]',
-    'test_generated_strings_in_gbnf[qwen3_5]',
-    'test_generated_strings_in_gbnf[seed_oss]',
     'test_generated_strings_parse_into_valid_calls[kimi_k2]',
-    'test_mutations_are_rejected[qwen3_5-valid4-\\n3\\n-\\nthree\\n-gbnf]',
-    'test_mutations_are_rejected[qwen3_5-valid5-<parameter=city>\\nParis\\n</parameter>\\n--gbnf]',
-    'test_mutations_are_rejected[qwen3_5-valid6-get_weather-get_wether-gbnf]',
-    'test_mutations_are_rejected[qwen3_5-valid7-</parameter>\\n</function>\\n</tool_call><|im_end|>--gbnf]',
     'test_samples_are_accepted[ernie45-content_then_call-gbnf]',
     'test_samples_are_accepted[ernie45-content_then_call-lark]',
     'test_samples_are_accepted[gemma4-nested_arguments-gbnf]',
     'test_samples_are_accepted[gemma4-nested_arguments-lark]',
-    'test_samples_are_accepted[glm45-parallel_calls_with_content-gbnf]',
     'test_samples_are_accepted[gpt_oss-prefilled_final_channel-gbnf]',
     'test_samples_are_accepted[gpt_oss-prefilled_final_channel-lark]',
     'test_samples_are_accepted[granite-plain_tool_call_string-gbnf]',
@@ -91,7 +79,6 @@ KNOWN_GAPS = {
     'test_samples_are_accepted[hunyuan-parallel_calls-lark]',
     'test_samples_are_accepted[llama3_json-prefilled_call_opener-gbnf]',
     'test_samples_are_accepted[llama3_json-prefilled_call_opener-lark]',
-    'test_samples_are_accepted[minimax_m2-parallel_invokes_with_content-gbnf]',
 }
 
 
@@ -99,6 +86,37 @@ KNOWN_GAPS = {
 def _known_gaps(request):
     if request.node.name in KNOWN_GAPS:
         request.applymarker(pytest.mark.xfail(strict=True, reason="known gap (docs/grammar.md)"))
+
+
+# The templates bundled when the grammars were written: each must emit every
+# text format. A template added later may be refused, with an error naming
+# the template field it cannot express (docs/grammar.md, "Support").
+MUST_EMIT = {
+    "cohere_command", "deepseek_r1", "deepseek_v31", "ernie45", "gemma4", "glm45", "gpt_oss", "granite",
+    "hunyuan", "kimi_k2", "llama3_json", "minimax_m2", "mistral", "mistral_v3", "phi4_mini", "qwen3",
+    "qwen3_5", "seed_oss", "smollm3",
+}
+
+
+@lru_cache(maxsize=None)
+def refusal(name, fmt="lark"):
+    """The GrammarError for a template the format cannot express, or None."""
+    try:
+        grammar(name, TOOLS, format=fmt)
+    except GrammarError as error:
+        assert name not in MUST_EMIT, error
+        assert error.path.startswith("fields."), error
+        return error
+    return None
+
+
+def gbnf_checkable(name) -> bool:
+    """llguidance reads GBNF by converting it to its greedy-lexing Lark; the
+    character-level argument tags of xml-inline bodies do not survive that
+    (llama.cpp reads them character by character), so GBNF acceptance is
+    checked through llguidance for the other bodies only."""
+    fields = read(name).template["fields"]
+    return not any(f.get("content") == "xml-inline" for f in fields.values())
 
 
 def sample_cases():
@@ -147,6 +165,8 @@ def compiled(name, fmt, tools_json, prefix="", tool_choice="auto", parallel=True
 @pytest.mark.parametrize("fmt", ["lark", "gbnf"])
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_every_bundled_template_emits(name, fmt):
+    if refusal(name, fmt):
+        return
     text = grammar(name, TOOLS, format=fmt)
     assert grammar(name, TOOLS, format=fmt) == text  # deterministic
     compiled(name, fmt, json.dumps(TOOLS))  # llguidance accepts it
@@ -159,7 +179,11 @@ def test_samples_are_accepted(name, sample, fmt):
         with pytest.raises(GrammarError):
             compiled(name, fmt, json.dumps(sample.get("tools") or []), sample["prefix"])
         return
+    if refusal(name, fmt):
+        return
     grm = compiled(name, fmt, json.dumps(sample.get("tools") or []), sample["prefix"])
+    if fmt == "gbnf" and not gbnf_checkable(name):
+        return  # compiled by llguidance above; acceptance: see gbnf_checkable
     expected = (name, sample["id"]) not in STRICTER
     assert accepts(grm, sample["output"]) is expected, STRICTER.get((name, sample["id"]), "should be accepted")
 
@@ -185,6 +209,8 @@ def test_generated_strings_parse_into_valid_calls(name):
     """Random walks of the grammar (WALKS per tool choice): the Lark grammar
     accepts each string in llguidance, and the compiled parser reads it into
     calls valid against the schemas (at least one with tool_choice=required)."""
+    if refusal(name):
+        return
     for choice in ("required", "auto"):
         engine = compiled(name, "lark", json.dumps(TOOLS), tool_choice=choice)
         for text in walks(name, choice):
@@ -197,6 +223,8 @@ def test_generated_strings_parse_into_valid_calls(name):
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_generated_strings_in_gbnf(name):
     """The same walks through the GBNF grammar, read by llguidance's GBNF import."""
+    if refusal(name, "gbnf") or not gbnf_checkable(name):
+        return
     for choice in ("required", "auto"):
         engine = compiled(name, "gbnf", json.dumps(TOOLS), tool_choice=choice)
         for text in walks(name, choice):
@@ -221,6 +249,8 @@ MUTATIONS = [
 @pytest.mark.parametrize("name,valid,old,new", MUTATIONS)
 def test_mutations_are_rejected(name, valid, old, new, fmt):
     grm = compiled(name, fmt, json.dumps(TOOLS))
+    if fmt == "gbnf" and not gbnf_checkable(name):
+        return  # compiled by llguidance above; acceptance: see gbnf_checkable
     assert accepts(grm, valid)
     check_parses(name, valid, TOOLS)
     assert old in valid

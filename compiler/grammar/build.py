@@ -399,9 +399,25 @@ class Builder:
         props = tool.parameters.get("properties") or {}
         required = [k for k in props if k in set(tool.parameters.get("required") or [])]
         members = {k: self.tag(args, where, k, schema=v, schema_path=f"{tool.path}.properties.{k}", value_parser=value_parser) for k, v in props.items()}
+        self.check_tags_read_back(args, where, list(props)[:2], members)
         from .schema import members_in_order
 
         return m.seq(WS, members_in_order(self.g, list(props), required, members, WS), WS)
+
+    def check_tags_read_back(self, args: dict, where: str, keys: list[str], members: dict) -> None:
+        """Tags written one after another must be found again by the
+        pattern, each with its key (a pattern that needs a separator the
+        grammar does not write, like the commas of a Python call, is refused)."""
+        if not keys:
+            return
+        text = "\n".join(self.shortest(members[k]) for k in keys)
+        found = [match.group("key") for match in regex.finditer(args["tag_pattern"], text, regex.DOTALL)]
+        if found != keys:
+            raise m.GrammarError(
+                where + ".tag_pattern",
+                f"tags written one per line ({text!r}) do not read back as {keys} (found {found}): the pattern needs "
+                "a separator or context the grammar does not write",
+            )
 
     def tag(self, args, where, key, *, value=None, schema=None, schema_path="", value_parser=None) -> m.Node:
         ast = rc.ast_of(args["tag_pattern"])
@@ -419,13 +435,17 @@ class Builder:
         if value is not None:
             after = rc.to_node(Concat(after_items), {"key": m.Lit(key)}, at_start=True, at_end=True)
             return m.seq(before, value, after)
-        # A raw value: text up to the first literal that follows it in the pattern.
+        # A raw value: typed values are written whole; free text runs up to
+        # the first literal that follows the value group in the pattern.
         key_sub = {"key": m.Lit(key)}
+        raw = self.raw_value(schema, schema_path, value_parser or {})
+        if raw is not None:
+            after = rc.to_node(Concat(after_items), key_sub, at_start=True, at_end=True)
+            return m.seq(before, raw, after)
         substituted = tuple(_substitute_key(item, key) for item in after_items)
         found = rc.splits(Concat(substituted))
-        raw = self.raw_value(schema, schema_path, value_parser or {})
         if found is None or len(found) != 1:
-            raise m.GrammarError(where + ".tag_pattern", "the value group must be followed by a literal")
+            raise m.GrammarError(where + ".tag_pattern", "a string value must be followed by a literal in the pattern")
         s = found[0]
         pre = rc.to_node(Concat(s.pre), key_sub, at_start=True, at_end=True)
         post = rc.to_node(Concat(s.post), key_sub, at_start=True, at_end=True)
@@ -437,7 +457,7 @@ class Builder:
         """A value written as raw text and typed by the tool schema; None for free text."""
         name = value_parser.get("name")
         if name == "json":
-            return Expander(self.g, self.fmt).value(schema, path)
+            return Expander(self.g, self.fmt).value(schema, path) if isinstance(schema, dict) else None
         if name not in (None, "text"):
             raise m.GrammarError(path, f"values parsed by {name!r}")
         if not isinstance(schema, dict):

@@ -122,12 +122,35 @@ def required_literals(node: Node) -> list[str]:
     found = splits(node)
     if found is not None:
         return sorted({s.trigger for s in found})
-    for item in _items(node):
-        if isinstance(item, Look) and not item.behind and not item.negative:
-            inner = splits(item.body)
-            if inner is not None:
-                return sorted({s.trigger for s in inner})
-    return []
+    # Variant by variant: its own literal, else one its look-ahead or
+    # look-behind needs (a zero-width open after a call's `}`).
+    out: set[str] = set()
+    for variant in variants(node):
+        own = splits(variant)
+        if own is not None:
+            out.update(s.trigger for s in own)
+            continue
+        for item in _items(variant):
+            if isinstance(item, Look) and not item.negative:
+                inner = splits(item.body) if not item.behind else _last_literal(item.body)
+                if inner:
+                    out.update(s.trigger for s in inner) if not item.behind else out.add(inner)
+                    break
+        else:
+            return []
+    return sorted(out)
+
+
+def _last_literal(node: Node) -> str | None:
+    """The literal run a look-behind ends with (`(?<=\\})` -> "}")."""
+    items = _items(node)
+    chars = []
+    for item in reversed(items):
+        if isinstance(item, Char) and not item.icase:
+            chars.append(item.char)
+        else:
+            break
+    return "".join(reversed(chars)) or None
 
 
 _FULL = CharSet.full()
