@@ -72,7 +72,7 @@ class Harvester:
         if part and part[0].value == "message_with_reasoning_content_and_multiple_tool_calls" and part[1].value == "(":
             close = matching(part, 1)
             reasoning, content, calls = split_args(part, 2, close)
-            msg = _message(_literal(reasoning), _literal(content))
+            msg = _message(_literal(content), _literal(reasoning))
             inner = calls[1:-1]
             for call in split_args(inner, 0, len(inner)):
                 name, args = (_literal(p) for p in split_args(call, 1, len(call) - 1))
