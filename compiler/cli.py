@@ -1,4 +1,4 @@
-"""Command line: `python -m compiler {build,ir,vectors,parse} ...`."""
+"""Command line: `python -m compiler {build,check,ir,vectors,parse,coverage} ...`."""
 
 from __future__ import annotations
 
@@ -98,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     fields.add_argument(
         "--message-field", default="message", metavar="NAME", help="output key of the message (default: message)"
     )
+    from .coverage_cli import add_coverage_parser
+
+    add_coverage_parser(commands)
     progress = parse.add_mutually_exclusive_group()
     progress.add_argument(
         "--progress", dest="progress", action="store_true", default=None, help="show a progress bar on standard error"
@@ -355,5 +358,7 @@ def _vectors(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"build": _build, "check": _check, "ir": _ir, "parse": _parse, "vectors": _vectors}
+    from .coverage_cli import run_coverage
+
+    commands = {"build": _build, "check": _check, "ir": _ir, "parse": _parse, "vectors": _vectors, "coverage": run_coverage}
     return commands[args.command](args)
