@@ -1,4 +1,4 @@
-"""Command line: `python -m compiler {build,ir,vectors,parse} ...`."""
+"""Command line: `python -m compiler {build,check,ir,vectors,conformance,parse,coverage,grammar} ...`."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser(
         "build",
-        help="compile templates to Python parser modules",
+        help="compile templates to parser modules (Python, JavaScript, Go)",
         description=(
             "Compile each TEMPLATE to OUTDIR/<name>.py. TEMPLATE is a response-template JSON file, a "
             "tokenizer_config.json (its 'response_template' key), a directory written by save_pretrained, "
@@ -131,6 +131,9 @@ def _parser() -> argparse.ArgumentParser:
         "--progress", dest="progress", action="store_true", default=None, help="show a progress bar on standard error"
     )
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
+    from .coverage_cli import add_coverage_parser
+
+    add_coverage_parser(commands)
     from .grammar.cli import add_parser as add_grammar_parser
 
     add_grammar_parser(commands)
@@ -243,12 +246,14 @@ def _conformance(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    from .coverage_cli import run_coverage
     from .grammar.cli import run as _grammar
 
     commands = {
         "build": _build,
         "check": _check,
         "conformance": _conformance,
+        "coverage": run_coverage,
         "grammar": _grammar,
         "ir": _ir,
         "parse": _parse,

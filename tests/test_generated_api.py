@@ -45,10 +45,9 @@ def test_batch_errors():
 def test_streaming_api_and_finalize_twice():
     module = load_generated("qwen3")
     parser = module.ResponseParser("<|im_start|>assistant\n<think>\n")
-    assert parser.initial_events == [
-        {"type": "region_open", "field": "reasoning_content"},
-        {"type": "region_chunk", "field": "reasoning_content", "text": "\n", "dirty": False},
-    ]
+    # The "\n" after <think> is held back: it could begin `\s*<tool_call>`,
+    # where the reasoning ends (a call inside unclosed reasoning is a call).
+    assert parser.initial_events == [{"type": "region_open", "field": "reasoning_content"}]
     events = parser.feed("ok</think>Done<|im_end|>")
     assert events[-1] == {"type": "region_chunk", "field": "content", "text": "Done", "dirty": False}
     # The end-of-turn close is a regex ending at the buffer edge: it could

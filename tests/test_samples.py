@@ -29,6 +29,20 @@ def test_sample_gives_expected_message(name, sample):
     assert same(outcome(load_generated(name).parse_response, sample), want), "compiled"
 
 
+FIRST_FAMILIES = [
+    "cohere_command", "deepseek_r1", "deepseek_v31", "ernie45", "gemma4", "glm45", "gpt_oss", "granite", "hunyuan",
+    "kimi_k2", "llama3_json", "minimax_m2", "mistral", "mistral_v3", "phi4_mini", "qwen3", "qwen3_5", "seed_oss",
+    "smollm3",
+]
+
+
+@pytest.mark.parametrize("name", FIRST_FAMILIES)
+def test_first_families_have_fifteen_samples(name):
+    """Plain answer, reasoning, calls, text around calls, calls in unclosed
+    reasoning, empty tool sections and cut-off delimiters (issue 9)."""
+    assert len(load_samples(name)) >= 15
+
+
 def test_templates_need_eighteen_families():
     assert len(NAMES) >= 18
 
