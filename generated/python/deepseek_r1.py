@@ -94,7 +94,6 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
-    simple=True,
 )
 
 FIELDS = (

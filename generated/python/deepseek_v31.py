@@ -92,7 +92,6 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
-    simple=True,
 )
 
 FIELDS = (

@@ -73,7 +73,6 @@ REASONING_CONTENT_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
-    simple=True,
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern("<channel\\|>|(?=\\s*<\\|tool_call>)")
