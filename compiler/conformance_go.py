@@ -86,7 +86,7 @@ def run_cases(binary: Path, cases: list[dict], fallback: str = "") -> list[dict]
     )
     if done.returncode != 0:
         raise RuntimeError(f"Go conformance harness failed:\n{done.stderr.decode('utf-8', 'replace')}")
-    return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line.strip()]
 
 
 def run_many(sources_by_name: dict[str, sources.Source], cases: list[dict]) -> list[dict]:

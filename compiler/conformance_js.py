@@ -40,4 +40,4 @@ def run(template_path, cases: list[dict]) -> list[dict]:
         )
     if done.returncode != 0:
         raise ValueError(f"node failed ({done.returncode}): {done.stderr.decode('utf-8', 'replace')[-2000:]}")
-    return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line.strip()]

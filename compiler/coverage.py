@@ -42,7 +42,7 @@ def template_of(name: str) -> dict:
 def vector_cases() -> list[dict]:
     cases = []
     for path in sorted(VECTORS_DIR.glob("*.jsonl")):
-        cases.extend(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+        cases.extend(json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line)
     return cases
 
 
