@@ -88,6 +88,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    simple=True,
 )
 
 FIELDS = (
