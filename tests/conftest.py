@@ -39,3 +39,23 @@ def compiled():
         return cache[shape.name]
 
     return get
+
+
+KNOWN_FAILURES = Path(__file__).resolve().parent / "failures" / "pytest.txt"
+
+
+def _known_failures() -> dict[str, str]:
+    known = {}
+    for line in KNOWN_FAILURES.read_text(encoding="utf-8").split("\n"):
+        if line.strip() and not line.startswith("#"):
+            node, _, reason = line.partition("  ")
+            known[node.strip()] = reason.strip()
+    return known
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests listed in tests/failures/pytest.txt are open work: expected to fail, strictly."""
+    known = _known_failures()
+    for item in items:
+        if item.nodeid in known:
+            item.add_marker(pytest.mark.xfail(reason=known[item.nodeid], strict=True))

@@ -67,8 +67,6 @@ KNOWN_GAPS = {
     'test_generated_strings_parse_into_valid_calls[kimi_k2]',
     'test_samples_are_accepted[ernie45-content_then_call-gbnf]',
     'test_samples_are_accepted[ernie45-content_then_call-lark]',
-    'test_samples_are_accepted[gemma4-nested_arguments-gbnf]',
-    'test_samples_are_accepted[gemma4-nested_arguments-lark]',
     'test_samples_are_accepted[gpt_oss-prefilled_final_channel-gbnf]',
     'test_samples_are_accepted[gpt_oss-prefilled_final_channel-lark]',
     'test_samples_are_accepted[granite-plain_tool_call_string-gbnf]',
