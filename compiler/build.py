@@ -60,11 +60,9 @@ def build(specs: list[str], *, langs: list[str], out: Path | None, vendor: bool,
     if every and not failed:
         for lang in langs:  # a folder-level file, for backends that have one (js: index.mjs)
             module = backend(lang)
-            if hasattr(module, "render_index") and (
-                out is None or not getattr(module, "INDEX_ONLY_IN_DEFAULT_OUT", False)
-            ):
+            if hasattr(module, "render_index"):
                 folder = out or module.DEFAULT_OUT
-                outputs.update({folder / name: text for name, text in module.render_index(built).items()})
+                outputs.update({folder / name: text for name, text in module.render_index(built, out).items()})
     for target, text in outputs.items():
         current = target.read_text(encoding="utf-8") if target.is_file() else None
         if check:

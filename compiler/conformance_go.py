@@ -18,6 +18,7 @@ from pathlib import Path
 from . import source as sources
 from .backends.go import RUNTIME_DIR, RUNTIME_MODULE, package_name, render
 from .pipeline import to_program
+from .vectors import parse_json_lines
 
 HARNESS_MODULE = "rtcconformance"
 
@@ -86,7 +87,7 @@ def run_cases(binary: Path, cases: list[dict], fallback: str = "") -> list[dict]
     )
     if done.returncode != 0:
         raise RuntimeError(f"Go conformance harness failed:\n{done.stderr.decode('utf-8', 'replace')}")
-    return [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line.strip()]
+    return parse_json_lines(done.stdout.decode("utf-8"))
 
 
 def run_many(sources_by_name: dict[str, sources.Source], cases: list[dict]) -> list[dict]:

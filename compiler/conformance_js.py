@@ -13,6 +13,7 @@ from pathlib import Path
 from . import source as sources
 from .backends import js as backend
 from .pipeline import to_program
+from .vectors import parse_json_lines
 
 RUNNER = Path(__file__).with_name("conformance_js.mjs")
 
@@ -40,4 +41,4 @@ def run(template_path, cases: list[dict]) -> list[dict]:
         )
     if done.returncode != 0:
         raise ValueError(f"node failed ({done.returncode}): {done.stderr.decode('utf-8', 'replace')[-2000:]}")
-    return [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line.strip()]
+    return parse_json_lines(done.stdout.decode("utf-8"))

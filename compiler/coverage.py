@@ -23,7 +23,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
 
-from .vectors import TEMPLATES_DIR, VECTORS_DIR
+from .vectors import TEMPLATES_DIR, VECTORS_DIR, read_json_lines
 from .source import PROJECT_ROOT
 
 INVENTORY_FILE = VECTORS_DIR / "inventory.json"
@@ -42,7 +42,7 @@ def template_of(name: str) -> dict:
 def vector_cases() -> list[dict]:
     cases = []
     for path in sorted(VECTORS_DIR.glob("*.jsonl")):
-        cases.extend(json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line)
+        cases.extend(read_json_lines(path))
     return cases
 
 

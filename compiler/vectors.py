@@ -46,6 +46,16 @@ BUNDLED_SHAPE_TEXTS = 4
 SHAPE_TEXT_LIMIT = 100
 
 
+def parse_json_lines(text: str) -> list[dict]:
+    """JSON lines split at "\n" only: cases hold U+2028 and other characters
+    that str.splitlines() would also split at."""
+    return [json.loads(line) for line in text.split("\n") if line.strip()]
+
+
+def read_json_lines(path: Path) -> list[dict]:
+    return parse_json_lines(path.read_text(encoding="utf-8"))
+
+
 def chunkings(text: str, seed: str) -> list[tuple[str, list[str]]]:
     """(label, chunks): whole, per character, and seeded random cuts."""
     out = [("whole", [text]), ("chars", list(text))]

@@ -22,6 +22,7 @@ from compiler.pipeline import to_program
 from compiler.regex import parse
 from compiler.regex.charset import set_of
 from compiler.regex.nodes import Category, Char, Class, Dot, walk
+from compiler.vectors import parse_json_lines, read_json_lines
 from differential import same
 from go_support import ROOT, go, runtime_module
 
@@ -40,7 +41,7 @@ def template_source(name: str) -> sources.Source:
 
 
 def vector_cases() -> list[dict]:
-    return [json.loads(line) for path in sorted(VECTORS.glob("*.jsonl")) for line in path.read_text("utf-8").split("\n") if line]
+    return [case for path in sorted(VECTORS.glob("*.jsonl")) for case in read_json_lines(path)]
 
 
 def known_failures() -> dict[str, str]:
@@ -114,7 +115,7 @@ def test_conformance_command_speaks_the_protocol():
         input=payload, capture_output=True, text=True, cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.split("\n") if line]
+    lines = parse_json_lines(done.stdout)
     assert [line["id"] for line in lines] == [c["id"] for c in cases]
     for case, line in zip(cases[:-1], lines):
         assert list(line) == ["id", *RESULT_KEYS]
@@ -241,7 +242,7 @@ def probe(tmp_path_factory):
         payload = "".join(json.dumps(r) + "\n" for r in requests).encode("utf-8")
         done = subprocess.run([str(folder / "probe")], input=payload, capture_output=True)
         assert done.returncode == 0, done.stderr.decode()
-        return [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line]
+        return parse_json_lines(done.stdout.decode("utf-8"))
 
     return run
 

@@ -15,7 +15,7 @@ import pytest
 
 from compiler.conformance import OUTPUT_KEYS, run
 from compiler.errors import TemplateError
-from compiler.vectors import VECTORS_DIR
+from compiler.vectors import VECTORS_DIR, read_json_lines
 from differential import same
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ def test_node_test_runner_passes_every_vector():
 @pytest.mark.parametrize("path", VECTOR_FILES, ids=[p.stem for p in VECTOR_FILES])
 def test_conformance_js_agrees_with_py(path: Path):
     """`conformance --lang js` and `--lang py` give the vectors' results on every case."""
-    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    cases = read_json_lines(path)
     template = _template_path(cases[0]["template"])
     listed = [line.split()[0] for line in (ROOT / "tests/failures/js.txt").read_text().splitlines() if line.strip() and not line.startswith("#")]
 

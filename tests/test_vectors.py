@@ -11,7 +11,7 @@ import pytest
 
 from compiler import source as sources
 from compiler.pipeline import module_from_code, python_source
-from compiler.vectors import TEMPLATES_DIR, VECTORS_DIR, trace, write_all
+from compiler.vectors import TEMPLATES_DIR, VECTORS_DIR, read_json_lines, trace, write_all
 from conftest import GENERATED, ROOT
 from differential import same
 
@@ -54,10 +54,7 @@ def module_for(name: str):
 def test_python_backend_passes_vectors(path: Path):
     failures = []
     modules = {}
-    for line in path.read_text(encoding="utf-8").split("\n"):
-        if not line:
-            continue
-        case = json.loads(line)
+    for case in read_json_lines(path):
         if case["template"] not in modules:
             modules[case["template"]] = module_for(case["template"])
         module = modules[case["template"]]

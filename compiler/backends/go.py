@@ -308,17 +308,16 @@ if __name__ == "__main__":  # regenerate the runtime's tables
     (RUNTIME_DIR / "wordset.go").write_text(word_table_source(), encoding="utf-8")
 
 
-# The module files refer to the runtime by a relative replace, so they are
-# written only into the default folder (generated/go/).
-INDEX_ONLY_IN_DEFAULT_OUT = True
-
 GENERATED_MODULE = "github.com/response-template-compiler/response-template-compiler/generated/go"
 
 
-def render_index(names: list[str]) -> dict[str, str]:
+def render_index(names: list[str], out: Path | None = None) -> dict[str, str]:
     """go.mod, parsers.go and vectors_test.go of generated/go/ (build --all into the default folder):
     the module around the packages, every package's New by template name, and the shared vectors
-    run through every package by `go test ./...`."""
+    run through every package by `go test ./...`. Nothing for another folder (-o): go.mod
+    refers to the runtime by a path relative to generated/go/."""
+    if out is not None:
+        return {}
     pkgs = sorted((name, package_name(name)) for name in names)
     imports = "".join(f'\t"{GENERATED_MODULE}/{pkg}"\n' for _, pkg in pkgs)
     entries = "".join(f"\t{json.dumps(name)}: {pkg}.New,\n" for name, pkg in pkgs)

@@ -302,7 +302,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
     return files
 
 
-def render_index(names: list[str]) -> dict[str, str]:
+def render_index(names: list[str], out: Path | None = None) -> dict[str, str]:
     """`index.mjs` of a folder of generated modules (build --all): every
     template's module by name, for pages and tools that offer them all."""
     lines = [

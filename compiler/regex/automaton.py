@@ -84,7 +84,6 @@ from .nodes import (
     Regex,
     Repeat,
     root_of,
-    children,
     walk,
 )
 from .syntax import to_source
@@ -374,15 +373,11 @@ class Automaton:
         }
 
 
-def _outside_lookbehinds(node: Node):
-    """Every node except those inside a look-behind. A look-behind reads the
-    text before its position, never the end of the text, so the module's way
-    of computing partial matches at the end does not reach inside it."""
-    yield node
-    if isinstance(node, Look) and node.behind:
-        return
-    for child in children(node):
-        yield from _outside_lookbehinds(child)
+def _is_lookbehind(node: Node) -> bool:
+    """A look-behind reads the text before its position, never the end of the
+    text, so the module's way of computing partial matches at the end does not
+    reach inside it."""
+    return isinstance(node, Look) and node.behind
 
 
 def partial_problem(ast: Regex | Node) -> str | None:
@@ -394,7 +389,7 @@ def partial_problem(ast: Regex | Node) -> str | None:
             "the pattern can start with any character: the regex module's partial search reads past the "
             "end of the text there (a span beyond it, a hang or a crash: (?:.).*^ from the end)"
         )
-    for node in _outside_lookbehinds(root):
+    for node in walk(root, skip=_is_lookbehind):
         if not isinstance(node, Repeat) or node.min == node.max:
             continue
         if node.lazy:

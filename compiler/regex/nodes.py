@@ -10,7 +10,7 @@ treats them as transparent.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Callable, Iterator, Union
 
 # Anchor kinds (the regex module, no MULTILINE).
 BOS = "^"  # start of the text
@@ -129,11 +129,15 @@ def children(node: Node) -> tuple[Node, ...]:
     return ()
 
 
-def walk(node: Node) -> Iterator[Node]:
-    """Every node of the tree, parents before children, in source order."""
+def walk(node: Node, skip: Callable[[Node], bool] | None = None) -> Iterator[Node]:
+    """Every node of the tree, parents before children, in source order; the
+    children of a node for which `skip` holds are left out (the node itself is
+    still given)."""
     yield node
+    if skip is not None and skip(node):
+        return
     for child in children(node):
-        yield from walk(child)
+        yield from walk(child, skip)
 
 
 def root_of(ast: "Regex | Node") -> Node:
