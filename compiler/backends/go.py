@@ -23,6 +23,7 @@ from ..errors import Problem, TemplateError
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..regex import RegexSyntaxError, parse
 from ..regex.charset import CharSet, regex_set, set_of, word_set
+from ..regex.lookbehind_partial import backtrack_literals
 from ..regex.nodes import (
     BOS,
     END,
@@ -76,6 +77,7 @@ class _Emitter:
     def __init__(self, q: str):
         self.q = q  # "rt." or "" (vendored)
         self.sets: dict[tuple, str] = {}
+        self.give_back: dict[int, str] = {}  # lookbehind_partial.backtrack_literals of the regex being emitted
 
     def set_var(self, ranges: tuple) -> str:
         if ranges not in self.sets:
@@ -83,6 +85,7 @@ class _Emitter:
         return self.sets[ranges]
 
     def regex(self, ast: Regex, source: str) -> str:
+        self.give_back = backtrack_literals(ast)
         names = [""]
         for node in walk(ast.body):
             if isinstance(node, Group) and node.index is not None:
@@ -123,6 +126,8 @@ class _Emitter:
         if isinstance(node, Repeat):
             high = -1 if node.max is None else node.max
             lazy = ", Lazy: true" if node.lazy else ""
+            if id(node) in self.give_back:
+                lazy += f", GiveBack: {go_string(self.give_back[id(node)])}"
             return f"&{q}Node{{Op: {q}OpRepeat, Min: {node.min}, Max: {high}{lazy}, Subs: []*{q}Node{{{self.node(node.body)}}}}}"
         if isinstance(node, Group):
             if node.index is None:

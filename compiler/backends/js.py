@@ -22,6 +22,7 @@ from ..regex.analysis import first_set, nullable
 from ..regex.charset import CharSet, set_of
 from ..regex.automaton import partial_problem
 from ..regex.emit import js_problems
+from ..regex.lookbehind_partial import backtrack_literals
 from ..regex.nodes import (
     BOS,
     END,
@@ -80,26 +81,35 @@ class _Sets:
         ]
 
 
-def _tree(node: Node, sets: _Sets) -> str:
-    """The runtime's pattern tree (runtime/js/regex.mjs) as JavaScript source."""
-    if isinstance(node, (Char, Dot, Category, Class)):
-        return f"[0, {sets.name(set_of(node))}]"
-    if isinstance(node, Concat):
-        return "[1, [" + ", ".join(_tree(item, sets) for item in node.items) + "]]"
-    if isinstance(node, Alt):
-        return "[2, [" + ", ".join(_tree(item, sets) for item in node.branches) + "]]"
-    if isinstance(node, Group):
-        if node.index is None:
-            return _tree(node.body, sets)
-        return f"[3, {node.index}, {js_literal(node.name)}, {_tree(node.body, sets)}]"
-    if isinstance(node, Repeat):
-        high = -1 if node.max is None else node.max
-        return f"[4, {node.min}, {high}, {int(node.lazy)}, {_tree(node.body, sets)}]"
-    if isinstance(node, Anchor):
-        return f"[5, {_ANCHOR_CODES.get(node.kind, 4)}]"
-    if isinstance(node, Look):
-        return f"[6, {int(node.behind)}, {int(node.negative)}, {_tree(node.body, sets)}]"
-    raise TypeError(f"not a regex node: {node!r}")
+def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> str:
+    """The runtime's pattern tree (runtime/js/regex.mjs) as JavaScript source.
+    `give_back` (lookbehind_partial.backtrack_literals): repeats that carry
+    the literal the `regex` module searches for when they give back."""
+    if give_back is None:
+        give_back = backtrack_literals(node)
+
+    def tree(node: Node) -> str:
+        if isinstance(node, (Char, Dot, Category, Class)):
+            return f"[0, {sets.name(set_of(node))}]"
+        if isinstance(node, Concat):
+            return "[1, [" + ", ".join(tree(item) for item in node.items) + "]]"
+        if isinstance(node, Alt):
+            return "[2, [" + ", ".join(tree(item) for item in node.branches) + "]]"
+        if isinstance(node, Group):
+            if node.index is None:
+                return tree(node.body)
+            return f"[3, {node.index}, {js_literal(node.name)}, {tree(node.body)}]"
+        if isinstance(node, Repeat):
+            high = -1 if node.max is None else node.max
+            literal = f", {js_string(give_back[id(node)])}" if id(node) in give_back else ""
+            return f"[4, {node.min}, {high}, {int(node.lazy)}, {tree(node.body)}{literal}]"
+        if isinstance(node, Anchor):
+            return f"[5, {_ANCHOR_CODES.get(node.kind, 4)}]"
+        if isinstance(node, Look):
+            return f"[6, {int(node.behind)}, {int(node.negative)}, {tree(node.body)}]"
+        raise TypeError(f"not a regex node: {node!r}")
+
+    return tree(node)
 
 
 def _entry(node: Node) -> CharSet:

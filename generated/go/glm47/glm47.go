@@ -83,7 +83,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "</arg_value>"},
 					&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, GiveBack: "<tool_call>", Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 						&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 					}},
 				}},

@@ -72,7 +72,7 @@ var program = (&rt.Program{
 							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 								&rt.Node{Op: rt.OpLit, Lit: "<|python_start|>"},
-								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, GiveBack: "<|python_start|>", Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							}}}},
 							&rt.Node{Op: rt.OpLit, Lit: "["},
 							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},

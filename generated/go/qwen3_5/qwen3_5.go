@@ -103,7 +103,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 							&rt.Node{Op: rt.OpLit, Lit: "</function>"},
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 8, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 8, GiveBack: "</function>", Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpLit, Lit: "</tool_call>"},
 						}}}},
 						&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
