@@ -50,6 +50,12 @@ HAND_WRITTEN = [
     (r"(?<=(?:</arg_value>|<tool_call>\s*[^\s<]+)\s*</tool_call>)",
      ["<arg_value># Doc with </tool_call>.", "a" * 10 + " b </tool_call>.", "a" * 9 + " b </tool_call>.",
       "<tool_call>ab</tool_call>", "</arg_value></tool_call>b", "é😀 w </tool_call>."]),
+    # attempted only where what follows the look-behind can start
+    (r"(?<=ab[ ]*c)z", ["x c.", "x cz"]),
+    (r"(?<=ab[ ]*c)\s*,", ["x c.", "x c,", "x c ,"]),
+    (r"(?<=ab[ ]*c)\W", ["x c.", "x cq"]),
+    (r"(?:(?<=ab[ ]*c)|x c\.)z", ["x c.abc", "x c.z"]),
+    (r"(?<=^\s*(?:<\|python_start\|>\s*)?\[.*\))\s*,", ["{<|eot|>\n[get_weather(city=\"Bergen\")]\nI'll report", "[a(b) , c("]),
     # a look-ahead inside a look-behind reports no partial match
     (r"(?<!to=(?!as)[a-z]{1,9})<", ["|>as", "to=a", "qq<"]),
     (r"(?<=(?=as)[a-z])q", ["|>as", "qq<"]),

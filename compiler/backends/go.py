@@ -23,7 +23,7 @@ from ..errors import Problem, TemplateError
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..regex import RegexSyntaxError, parse
 from ..regex.charset import CharSet, regex_set, set_of, word_set
-from ..regex.lookbehind_partial import backtrack_literals
+from ..regex.lookbehind_partial import attempt_entry, backtrack_literals
 from ..regex.nodes import (
     BOS,
     END,
@@ -94,7 +94,9 @@ class _Emitter:
                 names[node.index] = node.name or ""
         q = self.q
         names_go = ", ".join(go_string(n) for n in names)
-        return f"&{q}Regex{{Source: {go_string(source)}, Root: {self.node(ast.body)}, Names: []string{{{names_go}}}}}"
+        first = attempt_entry(ast)
+        entry = "" if first is None else f", Entry: {self.set_var(first.ranges)}"
+        return f"&{q}Regex{{Source: {go_string(source)}, Root: {self.node(ast.body)}, Names: []string{{{names_go}}}{entry}}}"
 
     def node(self, node) -> str:
         q = self.q

@@ -18,11 +18,10 @@ from .. import __version__
 from ..errors import Problem, TemplateError, json_path
 from ..ir import OPEN, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..regex import RegexSyntaxError, parse
-from ..regex.analysis import first_set, nullable
 from ..regex.charset import CharSet, set_of
 from ..regex.automaton import partial_problem
 from ..regex.emit import js_problems
-from ..regex.lookbehind_partial import backtrack_literals
+from ..regex.lookbehind_partial import attempt_entry, backtrack_literals
 from ..regex.nodes import (
     BOS,
     END,
@@ -112,30 +111,6 @@ def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> s
     return tree(node)
 
 
-def _entry(node: Node) -> CharSet:
-    """Characters a path may read first at its start position (consumed or
-    looked ahead at): a match or partial match at p < end reads text[p]."""
-    if isinstance(node, (Char, Dot, Category, Class)):
-        return set_of(node)
-    if isinstance(node, Concat):
-        out = CharSet()
-        for item in node.items:
-            out = out | _entry(item)
-            if not nullable(item):
-                break
-        return out
-    if isinstance(node, Alt):
-        out = CharSet()
-        for branch in node.branches:
-            out = out | _entry(branch)
-        return out
-    if isinstance(node, (Repeat, Group)):
-        return CharSet() if isinstance(node, Repeat) and node.max == 0 else _entry(node.body)
-    if isinstance(node, Look) and not node.behind and not node.negative:
-        return _entry(node.body)
-    return CharSet()
-
-
 def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hint=None) -> str:
     """`new Regex(...)` for a parsed pattern, or TemplateError naming `path`.
     `hint` (analysis.FastPath of a delimiter): complete matches are searched
@@ -144,7 +119,8 @@ def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hin
     if problems:
         raise TemplateError([Problem(path, f"cannot compile for JavaScript: {p}") for p in problems], origin)
     root = root_of(ast)
-    entry = "null" if nullable(root) else sets.name(_entry(root) | first_set(root))
+    first = attempt_entry(root)
+    entry = "null" if first is None else sets.name(first)
     if hint is None:
         return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry})"
     return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry}, {_hint_code(hint, sets)})"

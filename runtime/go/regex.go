@@ -44,6 +44,10 @@ type Regex struct {
 	Source string
 	Root   *Node
 	Names  []string // Names[g]: the name of group g ("" when unnamed); Names[0] unused
+	// Entry: the characters at which the `regex` module attempts a match
+	// (nil: any); a partial search attempts nowhere else, which decides
+	// where a look-behind's partial match can appear.
+	Entry []rune
 
 	lead     []rune
 	leadDone bool
@@ -531,6 +535,15 @@ func (re *Regex) skippable(text string, pos, s int, lead []rune) bool {
 	return inSet(lead, r)
 }
 
+// attempted: whether the `regex` module attempts a match at s (Entry).
+func (re *Regex) attempted(text string, s int) bool {
+	if re.Entry == nil || s >= len(text) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(text[s:])
+	return inSet(re.Entry, r)
+}
+
 // Search is the `regex` module's compiled.search(text, pos, partial=...):
 // the leftmost complete match wins; otherwise, with partial, the leftmost
 // start from which matching runs into the end of the text (End = len(text)).
@@ -563,7 +576,7 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 		m.resetCaps()
 		m.hit = false
 		m.start = s
-		if !re.skippable(text, pos, s, lead) {
+		if !re.skippable(text, pos, s, lead) && re.attempted(text, s) {
 			m.run(re.Root, s, false, m.accept)
 		}
 		if m.hit {
