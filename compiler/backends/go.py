@@ -28,6 +28,8 @@ from ..regex.nodes import (
     BOS,
     END,
     EOS,
+    LINE_END,
+    LINE_START,
     NOT_WORD_BOUNDARY,
     START,
     WORD_BOUNDARY,
@@ -54,7 +56,10 @@ GO_KEYWORDS = frozenset(
     "break case chan const continue default defer else fallthrough for func go goto if import interface map "
     "package range return select struct switch type var".split()
 )
-_ANCHORS = {BOS: "'^'", EOS: "'$'", START: "'A'", END: "'Z'", WORD_BOUNDARY: "'b'", NOT_WORD_BOUNDARY: "'B'"}
+_ANCHORS = {
+    BOS: "'^'", EOS: "'$'", START: "'A'", END: "'Z'", WORD_BOUNDARY: "'b'", NOT_WORD_BOUNDARY: "'B'",
+    LINE_START: "'L'", LINE_END: "'E'",
+}
 
 _env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),

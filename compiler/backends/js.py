@@ -26,6 +26,9 @@ from ..regex.nodes import (
     BOS,
     END,
     EOS,
+    LINE_END,
+    LINE_START,
+    NOT_WORD_BOUNDARY,
     START,
     WORD_BOUNDARY,
     Alt,
@@ -59,7 +62,7 @@ _env = jinja2.Environment(
     autoescape=False,
 )
 
-_ANCHOR_CODES = {BOS: 0, START: 0, END: 1, EOS: 2, WORD_BOUNDARY: 3}
+_ANCHOR_CODES = {BOS: 0, START: 0, END: 1, EOS: 2, WORD_BOUNDARY: 3, NOT_WORD_BOUNDARY: 4, LINE_START: 5, LINE_END: 6}
 
 
 class _Sets:
@@ -103,7 +106,7 @@ def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> s
             literal = f", {js_string(give_back[id(node)])}" if id(node) in give_back else ""
             return f"[4, {node.min}, {high}, {int(node.lazy)}, {tree(node.body)}{literal}]"
         if isinstance(node, Anchor):
-            return f"[5, {_ANCHOR_CODES.get(node.kind, 4)}]"
+            return f"[5, {_ANCHOR_CODES[node.kind]}]"
         if isinstance(node, Look):
             return f"[6, {int(node.behind)}, {int(node.negative)}, {tree(node.body)}]"
         raise TypeError(f"not a regex node: {node!r}")

@@ -17,7 +17,7 @@ const (
 	OpAlt       // Subs in priority order
 	OpRepeat    // Subs[0] repeated Min..Max times (Max < 0: unbounded), Lazy
 	OpGroup     // Subs[0]; Group > 0 captures
-	OpAssert    // Kind: '^' '$' 'A' (\A) 'Z' (\Z) 'b' (\b) 'B' (\B)
+	OpAssert    // Kind: '^' '$' 'A' (\A) 'Z' (\Z) 'b' (\b) 'B' (\B) 'L' ((?m)^) 'E' ((?m)$)
 	OpLook      // Subs[0] as lookahead / lookbehind (Behind), maybe Negative
 )
 
@@ -39,7 +39,7 @@ type Node struct {
 	GiveBack string
 }
 
-// Regex is a compiled pattern: DOTALL, no MULTILINE, as templates use them.
+// Regex is a compiled pattern: DOTALL, as templates use them ((?m) anchors are their own kinds).
 type Regex struct {
 	Source string
 	Root   *Node
@@ -199,6 +199,10 @@ func (m *machine) assert(kind byte, i int) bool {
 		return i == len(text) || (i == len(text)-1 && text[i] == '\n')
 	case 'Z':
 		return i == len(text)
+	case 'L':
+		return i == 0 || text[i-1] == '\n'
+	case 'E':
+		return i == len(text) || text[i] == '\n'
 	case 'b':
 		return isWordAt(text, i, true) != isWordAt(text, i, false)
 	case 'B':

@@ -17,7 +17,8 @@
 //                                the string the `regex` module searches for when it gives back
 //                                (compiler/regex/lookbehind_partial.py)
 //   [5, kind]                    assertion: 0 start, 1 end (\Z), 2 end or before a final "\n" ($),
-//                                3 word boundary, 4 not a word boundary
+//                                3 word boundary, 4 not a word boundary, 5 start or after a "\n"
+//                                ((?m)^), 6 end or before a "\n" ((?m)$)
 //   [6, behind, negative, body]  lookaround
 //
 // Partial matching (the `regex` module's `partial=True`): a complete match
@@ -93,6 +94,10 @@ function holds(kind, s, i) {
       return i === n || (i === n - 1 && s.charCodeAt(i) === 10);
     case 3:
       return isWordBefore(s, i) !== isWordAt(s, i);
+    case 5:
+      return i === 0 || s.charCodeAt(i - 1) === 10;
+    case 6:
+      return i === n || s.charCodeAt(i) === 10;
     default:
       return isWordBefore(s, i) === isWordAt(s, i);
   }
