@@ -48,19 +48,14 @@ def assert_same_behaviour(template, module, prefix, chunks, tools=None):
 
 
 # Templates on which a port may cut chunks differently from the reference while
-# the message and the exception class must still agree: glm47's tool-call close
-# is only a look-behind, and at the buffer end the regex module reports a
-# partial match after a literal "</tool_call>" inside an argument value (it
-# holds the text back until more arrives); the JavaScript and Go matchers
-# release it (listed case by case in tests/failures/js.txt and go.txt too).
-# qwen3_5 and seed_oss: their text-after-call closes meet the same kind of
-# regex-module partial-match quirk in JavaScript. Open bugs of the ports.
-CHUNK_BOUNDARY_ONLY = {"glm47", "qwen3_5", "seed_oss"}
+# the message and the exception class must still agree. Empty: the ports
+# reproduce the regex module's partial matches inside look-behinds (glm47,
+# qwen3_5, seed_oss and llama4_pythonic met them; see
+# compiler/regex/lookbehind_partial.py), so every leg compares everything.
+CHUNK_BOUNDARY_ONLY: set[str] = set()
 
-# Templates the ports' differential legs do not run yet: open bugs found by
-# those legs on templates added last (llama4_pythonic's pythonic call lists
-# diverge from the reference in both the JavaScript and the Go matcher).
-PORTS_DIVERGE = {"llama4_pythonic"}
+# Templates the ports' differential legs do not run. Empty.
+PORTS_DIVERGE: set[str] = set()
 
 
 def compared_keys(shape_name: str, keys):

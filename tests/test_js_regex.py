@@ -36,7 +36,7 @@ const out = queries.map(([index, text, pos, mode]) => {
   const re = REGEXES[index];
   if (mode === "finditer") return [...re.finditer(text)].map((m) => [cp(text, m.start), cp(text, m.end)]);
   const m = re.search(text, unit(text, pos), mode === "partial");
-  if (m === null) return null;
+  if (m === null || (m.partial && m.start === text.length)) return null; // the parsers ignore an empty partial match at the end
   const groups = m.partial ? {} : m.groupdict();
   return [cp(text, m.start), cp(text, m.end), m.partial, groups];
 });

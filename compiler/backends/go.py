@@ -23,10 +23,13 @@ from ..errors import Problem, TemplateError
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..regex import RegexSyntaxError, parse
 from ..regex.charset import CharSet, regex_set, set_of, word_set
+from ..regex.lookbehind_partial import attempt_entry, backtrack_literals
 from ..regex.nodes import (
     BOS,
     END,
     EOS,
+    LINE_END,
+    LINE_START,
     NOT_WORD_BOUNDARY,
     START,
     WORD_BOUNDARY,
@@ -53,7 +56,10 @@ GO_KEYWORDS = frozenset(
     "break case chan const continue default defer else fallthrough for func go goto if import interface map "
     "package range return select struct switch type var".split()
 )
-_ANCHORS = {BOS: "'^'", EOS: "'$'", START: "'A'", END: "'Z'", WORD_BOUNDARY: "'b'", NOT_WORD_BOUNDARY: "'B'"}
+_ANCHORS = {
+    BOS: "'^'", EOS: "'$'", START: "'A'", END: "'Z'", WORD_BOUNDARY: "'b'", NOT_WORD_BOUNDARY: "'B'",
+    LINE_START: "'L'", LINE_END: "'E'",
+}
 
 _env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -76,6 +82,7 @@ class _Emitter:
     def __init__(self, q: str):
         self.q = q  # "rt." or "" (vendored)
         self.sets: dict[tuple, str] = {}
+        self.give_back: dict[int, str] = {}  # lookbehind_partial.backtrack_literals of the regex being emitted
 
     def set_var(self, ranges: tuple) -> str:
         if ranges not in self.sets:
@@ -83,6 +90,7 @@ class _Emitter:
         return self.sets[ranges]
 
     def regex(self, ast: Regex, source: str) -> str:
+        self.give_back = backtrack_literals(ast)
         names = [""]
         for node in walk(ast.body):
             if isinstance(node, Group) and node.index is not None:
@@ -91,7 +99,9 @@ class _Emitter:
                 names[node.index] = node.name or ""
         q = self.q
         names_go = ", ".join(go_string(n) for n in names)
-        return f"&{q}Regex{{Source: {go_string(source)}, Root: {self.node(ast.body)}, Names: []string{{{names_go}}}}}"
+        first = attempt_entry(ast)
+        entry = "" if first is None else f", Entry: {self.set_var(first.ranges)}"
+        return f"&{q}Regex{{Source: {go_string(source)}, Root: {self.node(ast.body)}, Names: []string{{{names_go}}}{entry}}}"
 
     def node(self, node) -> str:
         q = self.q
@@ -123,6 +133,8 @@ class _Emitter:
         if isinstance(node, Repeat):
             high = -1 if node.max is None else node.max
             lazy = ", Lazy: true" if node.lazy else ""
+            if id(node) in self.give_back:
+                lazy += f", GiveBack: {go_string(self.give_back[id(node)])}"
             return f"&{q}Node{{Op: {q}OpRepeat, Min: {node.min}, Max: {high}{lazy}, Subs: []*{q}Node{{{self.node(node.body)}}}}}"
         if isinstance(node, Group):
             if node.index is None:

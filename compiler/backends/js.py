@@ -18,14 +18,17 @@ from .. import __version__
 from ..errors import Problem, TemplateError, json_path
 from ..ir import OPEN, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..regex import RegexSyntaxError, parse
-from ..regex.analysis import first_set, nullable
 from ..regex.charset import CharSet, set_of
 from ..regex.automaton import partial_problem
 from ..regex.emit import js_problems
+from ..regex.lookbehind_partial import attempt_entry, backtrack_literals
 from ..regex.nodes import (
     BOS,
     END,
     EOS,
+    LINE_END,
+    LINE_START,
+    NOT_WORD_BOUNDARY,
     START,
     WORD_BOUNDARY,
     Alt,
@@ -59,7 +62,7 @@ _env = jinja2.Environment(
     autoescape=False,
 )
 
-_ANCHOR_CODES = {BOS: 0, START: 0, END: 1, EOS: 2, WORD_BOUNDARY: 3}
+_ANCHOR_CODES = {BOS: 0, START: 0, END: 1, EOS: 2, WORD_BOUNDARY: 3, NOT_WORD_BOUNDARY: 4, LINE_START: 5, LINE_END: 6}
 
 
 class _Sets:
@@ -80,50 +83,35 @@ class _Sets:
         ]
 
 
-def _tree(node: Node, sets: _Sets) -> str:
-    """The runtime's pattern tree (runtime/js/regex.mjs) as JavaScript source."""
-    if isinstance(node, (Char, Dot, Category, Class)):
-        return f"[0, {sets.name(set_of(node))}]"
-    if isinstance(node, Concat):
-        return "[1, [" + ", ".join(_tree(item, sets) for item in node.items) + "]]"
-    if isinstance(node, Alt):
-        return "[2, [" + ", ".join(_tree(item, sets) for item in node.branches) + "]]"
-    if isinstance(node, Group):
-        if node.index is None:
-            return _tree(node.body, sets)
-        return f"[3, {node.index}, {js_literal(node.name)}, {_tree(node.body, sets)}]"
-    if isinstance(node, Repeat):
-        high = -1 if node.max is None else node.max
-        return f"[4, {node.min}, {high}, {int(node.lazy)}, {_tree(node.body, sets)}]"
-    if isinstance(node, Anchor):
-        return f"[5, {_ANCHOR_CODES.get(node.kind, 4)}]"
-    if isinstance(node, Look):
-        return f"[6, {int(node.behind)}, {int(node.negative)}, {_tree(node.body, sets)}]"
-    raise TypeError(f"not a regex node: {node!r}")
+def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> str:
+    """The runtime's pattern tree (runtime/js/regex.mjs) as JavaScript source.
+    `give_back` (lookbehind_partial.backtrack_literals): repeats that carry
+    the literal the `regex` module searches for when they give back."""
+    if give_back is None:
+        give_back = backtrack_literals(node)
 
+    def tree(node: Node) -> str:
+        if isinstance(node, (Char, Dot, Category, Class)):
+            return f"[0, {sets.name(set_of(node))}]"
+        if isinstance(node, Concat):
+            return "[1, [" + ", ".join(tree(item) for item in node.items) + "]]"
+        if isinstance(node, Alt):
+            return "[2, [" + ", ".join(tree(item) for item in node.branches) + "]]"
+        if isinstance(node, Group):
+            if node.index is None:
+                return tree(node.body)
+            return f"[3, {node.index}, {js_literal(node.name)}, {tree(node.body)}]"
+        if isinstance(node, Repeat):
+            high = -1 if node.max is None else node.max
+            literal = f", {js_string(give_back[id(node)])}" if id(node) in give_back else ""
+            return f"[4, {node.min}, {high}, {int(node.lazy)}, {tree(node.body)}{literal}]"
+        if isinstance(node, Anchor):
+            return f"[5, {_ANCHOR_CODES[node.kind]}]"
+        if isinstance(node, Look):
+            return f"[6, {int(node.behind)}, {int(node.negative)}, {tree(node.body)}]"
+        raise TypeError(f"not a regex node: {node!r}")
 
-def _entry(node: Node) -> CharSet:
-    """Characters a path may read first at its start position (consumed or
-    looked ahead at): a match or partial match at p < end reads text[p]."""
-    if isinstance(node, (Char, Dot, Category, Class)):
-        return set_of(node)
-    if isinstance(node, Concat):
-        out = CharSet()
-        for item in node.items:
-            out = out | _entry(item)
-            if not nullable(item):
-                break
-        return out
-    if isinstance(node, Alt):
-        out = CharSet()
-        for branch in node.branches:
-            out = out | _entry(branch)
-        return out
-    if isinstance(node, (Repeat, Group)):
-        return CharSet() if isinstance(node, Repeat) and node.max == 0 else _entry(node.body)
-    if isinstance(node, Look) and not node.behind and not node.negative:
-        return _entry(node.body)
-    return CharSet()
+    return tree(node)
 
 
 def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hint=None) -> str:
@@ -134,7 +122,8 @@ def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hin
     if problems:
         raise TemplateError([Problem(path, f"cannot compile for JavaScript: {p}") for p in problems], origin)
     root = root_of(ast)
-    entry = "null" if nullable(root) else sets.name(_entry(root) | first_set(root))
+    first = attempt_entry(root)
+    entry = "null" if first is None else sets.name(first)
     if hint is None:
         return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry})"
     return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry}, {_hint_code(hint, sets)})"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from .charset import CharSet, set_of
 from .nodes import (
+    LINE_START,
     NOT_WORD_BOUNDARY,
     WORD_BOUNDARY,
     Alt,
@@ -263,7 +264,7 @@ def _longest_first(strings: tuple[str, ...]) -> bool:
 def _behind(node: Node) -> int | None:
     """Characters read before the position where `node` starts matching."""
     if isinstance(node, Anchor):
-        return 1 if node.kind in (WORD_BOUNDARY, NOT_WORD_BOUNDARY) else 0
+        return 1 if node.kind in (WORD_BOUNDARY, NOT_WORD_BOUNDARY, LINE_START) else 0
     if isinstance(node, Look):
         inner = _behind(node.body)
         if inner is None:

@@ -34,7 +34,8 @@ matches ""), which Pike VMs usually get wrong; the NFA marks where such
 iterations start and checks it where they end. Required iterations are
 plain copies of the body and may be empty.
 
-Scope: everything the parser accepts except lookarounds and the patterns
+Scope: everything the parser accepts except lookarounds, multiline
+anchors and the patterns
 the `regex` module itself misreads (analysis.regex_module_quirk); those
 raise `UnsupportedPattern` and the caller falls back to the `regex` module,
 which reproduces the reference, quirks included. Complete matches are exact
@@ -68,6 +69,8 @@ from .nodes import (
     BOS,
     END,
     EOS,
+    LINE_END,
+    LINE_START,
     NOT_WORD_BOUNDARY,
     START,
     WORD_BOUNDARY,
@@ -148,6 +151,8 @@ class _Program:
         if isinstance(node, Group):
             return self.emit(node.body, nxt)
         if isinstance(node, Anchor):
+            if node.kind in (LINE_START, LINE_END):
+                raise UnsupportedPattern("multiline anchor: the automaton's contexts do not tell a newline apart")
             return self.add((ASSERT, node.kind, nxt))
         if isinstance(node, Look):
             raise UnsupportedPattern("lookaround: the automaton does not handle lookahead or lookbehind")

@@ -39,6 +39,8 @@ from .nodes import (
     BOS,
     END,
     EOS,
+    LINE_END,
+    LINE_START,
     NOT_WORD_BOUNDARY,
     START,
     WORD_BOUNDARY,
@@ -264,6 +266,10 @@ class _JSEmitter(_Emitter):
             return "$"
         if kind == EOS:
             return "(?=\\n?$)"
+        if kind == LINE_START:
+            return "(?<![^\\n])"
+        if kind == LINE_END:
+            return "(?![^\\n])"
         if kind == WORD_BOUNDARY:
             return f"(?:(?<={_JS_WORD})(?!{_JS_WORD})|(?<!{_JS_WORD})(?={_JS_WORD}))"
         return f"(?:(?<={_JS_WORD})(?={_JS_WORD})|(?<!{_JS_WORD})(?!{_JS_WORD}))"
@@ -341,6 +347,8 @@ class _GoEmitter(_Emitter):
             return "\\A"
         if kind == END:
             return "\\z"
+        if kind in (LINE_START, LINE_END):
+            return f"(?m:{kind[-2]})"
         if kind == EOS:
             if at_end and _eats_final_newline(before):
                 return "\\z"

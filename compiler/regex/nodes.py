@@ -12,14 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Union
 
-# Anchor kinds (the regex module, no MULTILINE).
+# Anchor kinds (the regex module).
 BOS = "^"  # start of the text
 EOS = "$"  # end of the text, or before a final "\n"
 START = "\\A"  # start of the text
 END = "\\Z"  # end of the text (the regex module's \Z and \z)
 WORD_BOUNDARY = "\\b"
 NOT_WORD_BOUNDARY = "\\B"
-ANCHORS = (BOS, EOS, START, END, WORD_BOUNDARY, NOT_WORD_BOUNDARY)
+# Under the MULTILINE flag (`(?m)`); each kind is also its source text.
+LINE_START = "(?m:^)"  # start of the text, or after a "\n"
+LINE_END = "(?m:$)"  # end of the text, or before a "\n"
+ANCHORS = (BOS, EOS, START, END, WORD_BOUNDARY, NOT_WORD_BOUNDARY, LINE_START, LINE_END)
 
 # Class shorthands: lower case is the set, upper case its complement.
 CATEGORIES = ("d", "D", "s", "S", "w", "W")

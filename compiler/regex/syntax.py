@@ -6,7 +6,7 @@ tests/test_regex_syntax.py). Anything else is a `RegexSyntaxError` with the
 position of the offending token: plain errors for patterns the `regex`
 module rejects too, "unsupported: ..." for valid syntax this project does not
 handle (backreferences, atomic groups, possessive quantifiers, recursion,
-conditionals, \\p{..}, POSIX classes, inline flags other than s and i...).
+conditionals, \\p{..}, POSIX classes, inline flags other than s, i and m...).
 
 `to_source` prints an AST as a pattern the `regex` module (with DOTALL)
 reads as the same AST: `parse(to_source(a)) == a` for every parsed `a`.
@@ -27,6 +27,8 @@ from .nodes import (
     BOS,
     END,
     EOS,
+    LINE_END,
+    LINE_START,
     NOT_WORD_BOUNDARY,
     START,
     WORD_BOUNDARY,
@@ -73,7 +75,7 @@ _GROUP_EXTENSIONS = [
     ("(?>", "atomic group"),
     ("(?|", "branch reset group"),
 ]
-_FLAGS = "si"
+_FLAGS = "sim"
 
 
 @functools.lru_cache(maxsize=1)
@@ -89,7 +91,7 @@ class _Builder(Transformer):
         super().__init__(visit_tokens=False)
         self.pattern = pattern
         self.group_indexes = group_indexes
-        self.flags_at: dict[int, tuple[bool, bool]] = {}  # token start -> (dotall, icase) in force
+        self.flags_at: dict[int, tuple[bool, bool, bool]] = {}  # token start -> (dotall, icase, multiline) in force
 
     def fail(self, msg: str, pos: int) -> RegexSyntaxError:
         return RegexSyntaxError(msg, self.pattern, pos)
@@ -174,15 +176,15 @@ class _Builder(Transformer):
     # -- atoms ------------------------------------------------------------
 
     def atom(self, token: Token) -> Node:
-        dotall, icase = self.flags_at[token.start_pos]
+        dotall, icase, multiline = self.flags_at[token.start_pos]
         if token.type == "LITERAL":
             return Char(token.value, icase)
         if token.type == "DOT":
             return Dot(dotall)
         if token.type == "CARET":
-            return Anchor(BOS)
+            return Anchor(LINE_START if multiline else BOS)
         if token.type == "DOLLAR":
-            return Anchor(EOS)
+            return Anchor(LINE_END if multiline else EOS)
         node = self.escape(token, in_class=False)
         return Char(node.char, True) if icase and isinstance(node, Char) else node
 
@@ -335,7 +337,7 @@ def _check_flags(builder, flags: str, pos: int) -> None:
         if flag == "-":
             continue
         if flag not in _FLAGS:
-            raise builder.fail(f"unsupported: inline flag (?{flag}) (only s and i are supported)", pos + offset)
+            raise builder.fail(f"unsupported: inline flag (?{flag}) (only s, i and m are supported)", pos + offset)
 
 
 def _only_global_flags(text: str) -> bool:
@@ -349,13 +351,13 @@ def _only_global_flags(text: str) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _apply_flags(tree: Tree, dotall: bool, icase: bool, builder: _Builder) -> None:
+def _apply_flags(tree: Tree, dotall: bool, icase: bool, builder: _Builder, multiline: bool = False) -> None:
     """Record the flags in force at every leaf token (builder.flags_at)."""
     if isinstance(tree, Token):
         return
     for child in tree.children:
         if isinstance(child, Token):
-            builder.flags_at[child.start_pos] = (dotall, icase)
+            builder.flags_at[child.start_pos] = (dotall, icase, multiline)
             continue
         if child.data == "group" and isinstance(child.children[0], Token) and child.children[0].type == "FLAGS_SCOPED":
             spec = child.children[0].value[2:-1]
@@ -363,16 +365,18 @@ def _apply_flags(tree: Tree, dotall: bool, icase: bool, builder: _Builder) -> No
             on, _, off = spec.partition("-")
             inner_dotall = (dotall or "s" in on) and "s" not in off
             inner_icase = (icase or "i" in on) and "i" not in off
-            _apply_flags(child, inner_dotall, inner_icase, builder)
+            inner_multiline = (multiline or "m" in on) and "m" not in off
+            _apply_flags(child, inner_dotall, inner_icase, builder, inner_multiline)
         else:
-            _apply_flags(child, dotall, icase, builder)
+            _apply_flags(child, dotall, icase, builder, multiline)
 
 
-def _global_icase(tree: Tree, pattern: str) -> bool:
-    """Whether a `(?i)` at the start of the pattern (before anything that
-    matches) turns case folding on for all of it. DOTALL is always on."""
+def _global_flag(tree: Tree, pattern: str, flag: str) -> bool:
+    """Whether a global flag group at the start of the pattern (before
+    anything that matches) turns `flag` (i or m) on for all of it. DOTALL
+    is always on."""
     flags = tree.scan_values(lambda t: isinstance(t, Token) and t.type == "FLAGS_GLOBAL")
-    return any("i" in t.value and _only_global_flags(pattern[: t.start_pos]) for t in flags)
+    return any(flag in t.value and _only_global_flags(pattern[: t.start_pos]) for t in flags)
 
 
 def parse(pattern: str) -> Regex:
@@ -389,7 +393,7 @@ def parse(pattern: str) -> Regex:
     )
     builder = _Builder(pattern, {pos: index + 1 for index, pos in enumerate(openers)})
     try:
-        _apply_flags(tree, True, _global_icase(tree, pattern), builder)
+        _apply_flags(tree, True, _global_flag(tree, pattern, "i"), builder, _global_flag(tree, pattern, "m"))
         body = builder.transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, RegexSyntaxError):

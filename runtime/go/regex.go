@@ -17,7 +17,7 @@ const (
 	OpAlt       // Subs in priority order
 	OpRepeat    // Subs[0] repeated Min..Max times (Max < 0: unbounded), Lazy
 	OpGroup     // Subs[0]; Group > 0 captures
-	OpAssert    // Kind: '^' '$' 'A' (\A) 'Z' (\Z) 'b' (\b) 'B' (\B)
+	OpAssert    // Kind: '^' '$' 'A' (\A) 'Z' (\Z) 'b' (\b) 'B' (\B) 'L' ((?m)^) 'E' ((?m)$)
 	OpLook      // Subs[0] as lookahead / lookbehind (Behind), maybe Negative
 )
 
@@ -33,13 +33,21 @@ type Node struct {
 	Kind     byte
 	Behind   bool
 	Negative bool
+	// GiveBack, on a greedy one-character repeat inside a look-behind: the
+	// literal just left of it, which the `regex` module searches for when
+	// the repeat gives characters back (compiler/regex/lookbehind_partial.py).
+	GiveBack string
 }
 
-// Regex is a compiled pattern: DOTALL, no MULTILINE, as templates use them.
+// Regex is a compiled pattern: DOTALL, as templates use them ((?m) anchors are their own kinds).
 type Regex struct {
 	Source string
 	Root   *Node
 	Names  []string // Names[g]: the name of group g ("" when unnamed); Names[0] unused
+	// Entry: the characters at which the `regex` module attempts a match
+	// (nil: any); a partial search attempts nowhere else, which decides
+	// where a look-behind's partial match can appear.
+	Entry []rune
 
 	lead     []rune
 	leadDone bool
@@ -105,6 +113,7 @@ type machine struct {
 	accept  func(int) bool
 	start   int // where the current attempt started
 	noEmpty int // finditer: no empty match may start here (-1: none)
+	behind  int // look-behinds entered: reading the end of the text there is no partial match
 }
 
 // reset readies a (reused) machine for re on text.
@@ -190,6 +199,10 @@ func (m *machine) assert(kind byte, i int) bool {
 		return i == len(text) || (i == len(text)-1 && text[i] == '\n')
 	case 'Z':
 		return i == len(text)
+	case 'L':
+		return i == 0 || text[i-1] == '\n'
+	case 'E':
+		return i == len(text) || text[i] == '\n'
 	case 'b':
 		return isWordAt(text, i, true) != isWordAt(text, i, false)
 	case 'B':
@@ -216,7 +229,7 @@ func (m *machine) step(n *Node, i int, back bool) int {
 			}
 			return -1
 		}
-		if m.partial && text[i:] == lit[:len(text)-i] {
+		if m.partial && m.behind == 0 && text[i:] == lit[:len(text)-i] {
 			m.hit = true
 		}
 		return -1
@@ -232,7 +245,7 @@ func (m *machine) step(n *Node, i int, back bool) int {
 		return -1
 	}
 	if i >= len(text) {
-		if m.partial {
+		if m.partial && m.behind == 0 {
 			m.hit = true
 		}
 		return -1
@@ -296,7 +309,13 @@ func (m *machine) run(n *Node, i int, back bool, k func(int) bool) bool {
 		}
 		return false
 	case OpLook:
+		if n.Behind {
+			m.behind++
+		}
 		matched := m.run(n.Subs[0], i, n.Behind, func(int) bool { return true })
+		if n.Behind {
+			m.behind--
+		}
 		if m.hit {
 			return true
 		}
@@ -372,6 +391,9 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, k func(int) bool) b
 		}
 	}
 	first := count
+	if back && n.GiveBack != "" {
+		return m.giveBack(n, body, i, k)
+	}
 	for n.Max < 0 || count < n.Max {
 		next := m.step(body, j, back)
 		if next < 0 {
@@ -399,6 +421,57 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, k func(int) bool) b
 			j -= size
 		}
 	}
+}
+
+// giveBack is a greedy one-character repeat read backwards with a literal
+// just left of it, as the `regex` module backtracks it: after the full count
+// only ends of the literal are tried (nearest first); when none is left, a
+// partial search reports a partial match (compiler/regex/lookbehind_partial.py).
+func (m *machine) giveBack(n, body *Node, i int, k func(int) bool) bool {
+	text, lit := m.text, n.GiveBack
+	ends := []int{i} // ends[c]: where c iterations end
+	for n.Max < 0 || len(ends)-1 < n.Max {
+		j := m.step(body, ends[len(ends)-1], true)
+		if j < 0 {
+			break
+		}
+		ends = append(ends, j)
+	}
+	count := len(ends) - 1
+	if count < n.Min {
+		return false
+	}
+	if k(ends[count]) {
+		return true
+	}
+	if count == n.Min {
+		return false
+	}
+	room := ends[n.Min] // nothing is searched when the literal cannot fit before it
+	for range lit {
+		if room == 0 {
+			return false
+		}
+		_, size := utf8.DecodeLastRuneInString(text[:room])
+		room -= size
+	}
+	for c := count - 1; c >= n.Min; c-- {
+		end := ends[c]
+		if end < len(lit) || text[end-len(lit):end] != lit {
+			continue
+		}
+		if k(end) {
+			return true
+		}
+		if c == n.Min {
+			return false
+		}
+	}
+	if m.partial {
+		m.hit = true
+		return true
+	}
+	return false
 }
 
 // repeat is the general repeat; an iteration that matches nothing once the
@@ -466,6 +539,15 @@ func (re *Regex) skippable(text string, pos, s int, lead []rune) bool {
 	return inSet(lead, r)
 }
 
+// attempted: whether the `regex` module attempts a match at s (Entry).
+func (re *Regex) attempted(text string, s int) bool {
+	if re.Entry == nil || s >= len(text) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(text[s:])
+	return inSet(re.Entry, r)
+}
+
 // Search is the `regex` module's compiled.search(text, pos, partial=...):
 // the leftmost complete match wins; otherwise, with partial, the leftmost
 // start from which matching runs into the end of the text (End = len(text)).
@@ -498,7 +580,7 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 		m.resetCaps()
 		m.hit = false
 		m.start = s
-		if !re.skippable(text, pos, s, lead) {
+		if !re.skippable(text, pos, s, lead) && re.attempted(text, s) {
 			m.run(re.Root, s, false, m.accept)
 		}
 		if m.hit {

@@ -12,16 +12,23 @@
 //   [1, items]                   concatenation
 //   [2, branches]                alternation, in priority order
 //   [3, index, name, body]       capturing group
-//   [4, min, max, lazy, body]    repeat (max -1: unbounded)
+//   [4, min, max, lazy, body, literal?]
+//                                repeat (max -1: unbounded); `literal`, inside look-behinds only:
+//                                the string the `regex` module searches for when it gives back
+//                                (compiler/regex/lookbehind_partial.py)
 //   [5, kind]                    assertion: 0 start, 1 end (\Z), 2 end or before a final "\n" ($),
-//                                3 word boundary, 4 not a word boundary
+//                                3 word boundary, 4 not a word boundary, 5 start or after a "\n"
+//                                ((?m)^), 6 end or before a "\n" ((?m)$)
 //   [6, behind, negative, body]  lookaround
 //
 // Partial matching (the `regex` module's `partial=True`): a complete match
 // anywhere wins (the leftmost); otherwise the leftmost start from which some
 // path runs into the end of the text while it still wants a character.
-// Paths inside lookarounds count too (a negative lookahead that runs into
-// the end makes a partial match where it starts).
+// Paths inside lookaheads count too (a negative lookahead that runs into
+// the end makes a partial match where it starts), except inside a
+// look-behind, where the module reports none; there, a one-character repeat
+// that gives back before a literal string makes one when the string is not
+// found (see compiler/regex/lookbehind_partial.py).
 
 import { WORD } from "./unicode.mjs";
 
@@ -87,6 +94,10 @@ function holds(kind, s, i) {
       return i === n || (i === n - 1 && s.charCodeAt(i) === 10);
     case 3:
       return isWordBefore(s, i) !== isWordAt(s, i);
+    case 5:
+      return i === 0 || s.charCodeAt(i - 1) === 10;
+    case 6:
+      return i === n || s.charCodeAt(i) === 10;
     default:
       return isWordBefore(s, i) === isWordAt(s, i);
   }
@@ -110,7 +121,7 @@ export class Regex {
     this.groupNames = [];
     this._ctx = { s: "", partial: false, hit: false, caps: [], forbidEmptyAt: -1, start: 0 };
     this._scanGroups(tree);
-    this._match = this._compile(tree, 1);
+    this._match = this._compile(tree, 1, false);
   }
 
   _scanGroups(node) {
@@ -137,7 +148,9 @@ export class Regex {
 
   // Each node compiles to m(i, k): try to match at i, calling k(j) with the
   // position after it; true as soon as a continuation succeeds.
-  _compile(node, dir) {
+  // `behind`: inside a look-behind, where reading the end of the text
+  // makes no partial match.
+  _compile(node, dir, behind) {
     const ctx = this._ctx;
     switch (node[0]) {
       case 0: {
@@ -146,7 +159,7 @@ export class Regex {
           return (i, k) => {
             const s = ctx.s;
             if (i >= s.length) {
-              if (ctx.partial) ctx.hit = true;
+              if (ctx.partial && !behind) ctx.hit = true;
               return false;
             }
             const cp = s.codePointAt(i);
@@ -162,7 +175,7 @@ export class Regex {
         };
       }
       case 1: {
-        let items = node[1].map((item) => this._compile(item, dir));
+        let items = node[1].map((item) => this._compile(item, dir, behind));
         if (dir < 0) items = items.reverse();
         if (items.length === 0) return (i, k) => k(i);
         return items.reduceRight(
@@ -170,14 +183,14 @@ export class Regex {
         );
       }
       case 2: {
-        const branches = node[1].map((item) => this._compile(item, dir));
+        const branches = node[1].map((item) => this._compile(item, dir, behind));
         return (i, k) => {
           for (const branch of branches) if (branch(i, k)) return true;
           return false;
         };
       }
       case 3: {
-        const body = this._compile(node[3], dir);
+        const body = this._compile(node[3], dir, behind);
         const at = 2 * node[1];
         return (i, k) => {
           const caps = ctx.caps;
@@ -206,7 +219,7 @@ export class Regex {
         };
       }
       case 4:
-        return this._repeat(node, dir);
+        return this._repeat(node, dir, behind);
       case 5: {
         const kind = node[1];
         return (i, k) => holds(kind, ctx.s, i) && k(i);
@@ -214,7 +227,7 @@ export class Regex {
       case 6: {
         const behind = node[1];
         const negative = node[2];
-        const body = this._compile(node[3], behind ? -1 : 1);
+        const body = this._compile(node[3], node[1] ? -1 : 1, behind || node[1] === 1);
         const done = () => true;
         if (negative) {
           // A path that runs into the end inside it still makes a partial
@@ -242,12 +255,13 @@ export class Regex {
     }
   }
 
-  _repeat(node, dir) {
+  _repeat(node, dir, behind) {
     const ctx = this._ctx;
     const min = node[1];
     const max = node[2];
     const lazy = node[3];
     const bodyNode = node[4];
+    const literal = node.length > 5 ? node[5] : null;
     if (bodyNode[0] === 0) {
       // One character per iteration: no recursion.
       const ranges = bodyNode[1];
@@ -255,7 +269,7 @@ export class Regex {
       const readable = dir > 0
         ? (s, i) => {
             if (i >= s.length) {
-              if (ctx.partial) ctx.hit = true;
+              if (ctx.partial && !behind) ctx.hit = true;
               return false;
             }
             return inRanges(ranges, s.codePointAt(i));
@@ -291,11 +305,12 @@ export class Regex {
           count++;
           positions.push(j);
         }
+        if (literal !== null) return this._giveBack(positions, count, min, literal, k);
         for (let c = count; c >= min; c--) if (k(positions[c])) return true;
         return false;
       };
     }
-    const body = this._compile(bodyNode, dir);
+    const body = this._compile(bodyNode, dir, behind);
     const more = (count) => max < 0 || count < max;
     const run = (count, i, k) => {
       if (count < min) return body(i, (j) => run(count + 1, j, k));
@@ -309,6 +324,30 @@ export class Regex {
       return k(i);
     };
     return (i, k) => run(0, i, k);
+  }
+
+  // A greedy one-character repeat read backwards with `literal` just left
+  // of it, as the `regex` module backtracks it: after the full count, only
+  // ends of `literal` are tried (nearest first); when none is left, partial
+  // mode makes the attempt a partial match (compiler/regex/lookbehind_partial.py).
+  _giveBack(positions, count, min, literal, k) {
+    if (k(positions[count])) return true;
+    if (count === min) return false;
+    const s = this._ctx.s;
+    // Nothing is searched when the literal cannot fit before the limit.
+    let room = positions[min];
+    for (let n = 0; n < literal.length; n += literal.codePointAt(n) > 0xffff ? 2 : 1) {
+      if (room === 0) return false;
+      room = prevIndex(s, room);
+    }
+    for (let c = count - 1; c >= min; c--) {
+      const end = positions[c];
+      if (end < literal.length || !s.startsWith(literal, end - literal.length)) continue;
+      if (k(end)) return true;
+      if (c === min) return false;
+    }
+    if (this._ctx.partial) this._ctx.hit = true;
+    return false;
   }
 
   _entryOk(s, p) {

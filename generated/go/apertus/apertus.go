@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<\\|inner_prefix\\|>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<|inner_prefix|>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|inner_prefix|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|inner_prefix|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "<\\|inner_suffix\\|>|(?=\\s*<\\|tools_prefix\\|>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "<|inner_suffix|>"},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -85,7 +85,7 @@ var program = (&rt.Program{
 							&rt.Node{Op: rt.OpLit, Lit: "<|tools_prefix|>"},
 							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 								&rt.Node{Op: rt.OpLook, Negative: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "<|tools_suffix|>"}}},
-								&rt.Node{Op: rt.OpSet, Set: set1},
+								&rt.Node{Op: rt.OpSet, Set: set3},
 							}}}},
 							&rt.Node{Op: rt.OpLit, Lit: "}"},
 						}}}},
@@ -97,11 +97,11 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpLit, Lit: "{"},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set4}}}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: ":"},
-			}}, Names: []string{"", "name"}}},
+			}}, Names: []string{"", "name"}, Entry: set2}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\})\\s*\\}(?=\\s*,\\s*\\{\\s*\"[^\"]+\"\\s*:\\s*\\{)|(?<=\\})\\s*\\}\\s*\\]\\s*<\\|tools_suffix\\|>|(?<=\\})\\s*\\}\\s*\\]\\s*\\Z", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
@@ -114,7 +114,7 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpLit, Lit: "{"},
 						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 						&rt.Node{Op: rt.OpLit, Lit: "\""},
-						&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set4}}},
 						&rt.Node{Op: rt.OpLit, Lit: "\""},
 						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 						&rt.Node{Op: rt.OpLit, Lit: ":"},
@@ -140,7 +140,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpAssert, Kind: 'Z'},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}, Entry: set5}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -164,7 +164,7 @@ var program = (&rt.Program{
 					}},
 				}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|assistant_end|>", "<|tools_prefix|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|assistant_end|>", "<|tools_prefix|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -180,6 +180,9 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x10ffff}
-	set2 = []rune{0x0, 0x21, 0x23, 0x10ffff}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x9, 0xd, 0x20, 0x20, 0x2c, 0x2c, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set3 = []rune{0x0, 0x10ffff}
+	set4 = []rune{0x0, 0x21, 0x23, 0x10ffff}
+	set5 = []rune{0x9, 0xd, 0x20, 0x20, 0x7d, 0x7d, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 )

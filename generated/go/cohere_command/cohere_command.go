@@ -93,7 +93,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<|END_ACTION|>"},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}, Entry: set1}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -111,7 +111,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "<|END_TEXT|>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<|END_OF_TURN_TOKEN|>"},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|END_OF_TURN_TOKEN|>", "<|END_RESPONSE|>", "<|END_TEXT|>", "<|START_RESPONSE|>", "<|START_TEXT|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|END_OF_TURN_TOKEN|>", "<|END_RESPONSE|>", "<|END_TEXT|>", "<|START_RESPONSE|>", "<|START_TEXT|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -130,4 +130,5 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 )

@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<\\|START_THINKING\\|>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<|START_THINKING|>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|START_THINKING|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|START_THINKING|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "<\\|END_THINKING\\|>|(?=\\s*<\\|START_ACTION\\|>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "<|END_THINKING|>"},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -99,7 +99,7 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpLit, Lit: ":"},
 					}}}},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}, Entry: set2}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\})(?=\\s*,\\s*\\{\\s*\"tool_(?:call_id|name)\"\\s*:)|(?<=\\})\\s*\\]\\s*<\\|END_ACTION\\|>", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
@@ -154,7 +154,7 @@ var program = (&rt.Program{
 					}},
 				}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|END_OF_TURN_TOKEN|>", "<|END_RESPONSE|>", "<|END_TEXT|>", "<|START_ACTION|>", "<|START_RESPONSE|>", "<|START_TEXT|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|END_OF_TURN_TOKEN|>", "<|END_RESPONSE|>", "<|END_TEXT|>", "<|START_ACTION|>", "<|START_RESPONSE|>", "<|START_TEXT|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -170,4 +170,6 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x9, 0xd, 0x20, 0x20, 0x2c, 0x2c, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 )

@@ -71,10 +71,10 @@ var program = (&rt.Program{
 				}}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<｜tool▁call▁begin｜>"},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<｜tool▁sep｜>"},
-			}}, Names: []string{"", "name"}}, Hint: &rt.Hint{Triggers: []string{"<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{"", "name"}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<｜tool▁call▁end｜>(?:\\s*<｜tool▁calls▁end｜>|(?=\\s*(?:<｜tool▁call▁begin｜>|<｜end▁of▁sentence｜>))|\\Z)", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<｜tool▁call▁end｜>"},
@@ -92,7 +92,7 @@ var program = (&rt.Program{
 					}}}},
 					&rt.Node{Op: rt.OpAssert, Kind: 'Z'},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<｜tool▁call▁end｜>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<｜tool▁call▁end｜>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -104,7 +104,7 @@ var program = (&rt.Program{
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<｜end▁of▁sentence｜>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<｜end▁of▁sentence｜>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<｜end▁of▁sentence｜>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<｜end▁of▁sentence｜>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -117,7 +117,7 @@ var program = (&rt.Program{
 	Context: 1,
 	Fast: map[int]*rt.FastPath{
 		-1: &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
-		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set2, HoldLead: nil},
+		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set3, HoldLead: nil},
 		1:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
 	},
 }).Init()
@@ -125,6 +125,7 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
-	set2 = []rune{}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set3 = []rune{}
 )

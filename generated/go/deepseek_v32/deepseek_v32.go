@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<think>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<think>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "</think>|(?=\\s*<｜DSML｜function_calls>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "</think>"},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -81,11 +81,11 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpLit, Lit: "<｜DSML｜invoke"},
 				&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "name=\""},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: ">"},
-			}}, Names: []string{"", "name"}}, Hint: &rt.Hint{Triggers: []string{"<｜DSML｜function_calls>", "<｜DSML｜invoke"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{"", "name"}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<｜DSML｜function_calls>", "<｜DSML｜invoke"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=</｜DSML｜invoke>)", Root: &rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "</｜DSML｜invoke>"}}}, Names: []string{""}}},
 		},
 		{ // fields.content
@@ -107,7 +107,7 @@ var program = (&rt.Program{
 					}},
 				}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</｜DSML｜function_calls>", "<｜DSML｜function_calls>", "<｜end▁of▁sentence｜>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"</｜DSML｜function_calls>", "<｜DSML｜function_calls>", "<｜end▁of▁sentence｜>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -123,18 +123,18 @@ var program = (&rt.Program{
 	},
 	Patterns: map[string]*rt.Regex{
 		"(?P<value>.*)</｜DSML｜(?P<key>invoke)>\\s*$": &rt.Regex{Source: "(?P<value>.*)</｜DSML｜(?P<key>invoke)>\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</｜DSML｜"},
 			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "invoke"}}},
 			&rt.Node{Op: rt.OpLit, Lit: ">"},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			&rt.Node{Op: rt.OpAssert, Kind: '$'},
-		}}, Names: []string{"", "value", "key"}},
+		}}, Names: []string{"", "value", "key"}, Entry: set3},
 		"<｜DSML｜parameter\\s+name=\"(?P<key>[^\"]+)\"(?:\\s+string=\"(?:true|false)\")?\\s*>(?P<value>.*?)</｜DSML｜parameter>": &rt.Regex{Source: "<｜DSML｜parameter\\s+name=\"(?P<key>[^\"]+)\"(?:\\s+string=\"(?:true|false)\")?\\s*>(?P<value>.*?)</｜DSML｜parameter>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpLit, Lit: "<｜DSML｜parameter"},
 			&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			&rt.Node{Op: rt.OpLit, Lit: "name=\""},
-			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "\""},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
@@ -147,15 +147,17 @@ var program = (&rt.Program{
 			}}}},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			&rt.Node{Op: rt.OpLit, Lit: ">"},
-			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</｜DSML｜parameter>"},
-		}}, Names: []string{"", "key", "value"}},
+		}}, Names: []string{"", "key", "value"}, Entry: set4},
 	},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x21, 0x23, 0x10ffff}
-	set2 = []rune{0x0, 0x10ffff}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x0, 0x21, 0x23, 0x10ffff}
+	set3 = []rune{0x0, 0x10ffff}
+	set4 = []rune{0x3c, 0x3c}
 )

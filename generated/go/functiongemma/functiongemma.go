@@ -60,12 +60,12 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpLit, Lit: "<start_function_call>"},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "call:"},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
-			}}, Names: []string{"", "name"}}, Hint: &rt.Hint{Triggers: []string{"<start_function_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			}}, Names: []string{"", "name"}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<start_function_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<end_function_call>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<end_function_call>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<end_function_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<end_function_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -82,7 +82,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "<eos>"},
 				}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<end_of_turn>", "<eos>", "<start_function_response>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<end_of_turn>", "<eos>", "<start_function_response>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    1,
@@ -101,5 +101,6 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x7a, 0x7c, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x7a, 0x7c, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
 )

@@ -57,7 +57,7 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "<|channel>"}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<|channel>thought"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|channel>", "<|channel>thought"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|channel>", "<|channel>thought"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "<channel\\|>|(?=\\s*<\\|tool_call>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "<channel|>"},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -76,13 +76,13 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<\\|tool_call>call:(?P<name>[^{\\s<]+)", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<|tool_call>call:"},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
-			}}, Names: []string{"", "name"}}, Hint: &rt.Hint{Triggers: []string{"<|tool_call>call:"}, Leads: set0, FirstLead: set0, Exact: true}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			}}, Names: []string{"", "name"}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|tool_call>call:"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\})<tool_call\\|>\\s*", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<tool_call|>"},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<tool_call|>"}, Leads: nil, FirstLead: nil}},
+			}}, Names: []string{""}, Entry: set3}, Hint: &rt.Hint{Triggers: []string{"<tool_call|>"}, Leads: nil, FirstLead: nil}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -99,7 +99,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "<eos>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<channel|>"},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<channel|>", "<eos>", "<turn|>", "<|tool_response>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<channel|>", "<eos>", "<turn|>", "<|tool_response>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -112,13 +112,15 @@ var program = (&rt.Program{
 	Context: 2,
 	Fast: map[int]*rt.FastPath{
 		-1: &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
-		1:  &rt.FastPath{Triggers: []string{"<"}, Leads: set2, HoldLead: nil},
+		1:  &rt.FastPath{Triggers: []string{"<"}, Leads: set4, HoldLead: nil},
 	},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x7a, 0x7c, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
-	set2 = []rune{}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x7a, 0x7c, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set3 = []rune{0x3c, 0x3c}
+	set4 = []rune{}
 )

@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<think>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<think>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "</think>|(?=\\s*<tool_call>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "</think>"},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -76,15 +76,15 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
-			}}, Names: []string{"", "name"}}, Hint: &rt.Hint{Triggers: []string{"<tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			}}, Names: []string{"", "name"}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=(?:</arg_value>|<tool_call>\\s*[^\\s<]+)\\s*</tool_call>)", Root: &rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLit, Lit: "</arg_value>"},
 					&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-						&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, GiveBack: "<tool_call>", Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}},
 					}},
 				}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
@@ -106,7 +106,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "<|endoftext|>"},
 				}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|endoftext|>", "<|observation|>", "<|user|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|endoftext|>", "<|observation|>", "<|user|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -119,22 +119,22 @@ var program = (&rt.Program{
 	Context: -1,
 	Patterns: map[string]*rt.Regex{
 		"(?P<value>.*)</(?P<key>tool_call)>\\s*$": &rt.Regex{Source: "(?P<value>.*)</(?P<key>tool_call)>\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</"},
 			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "tool_call"}}},
 			&rt.Node{Op: rt.OpLit, Lit: ">"},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			&rt.Node{Op: rt.OpAssert, Kind: '$'},
-		}}, Names: []string{"", "value", "key"}},
+		}}, Names: []string{"", "value", "key"}, Entry: set3},
 		"<arg_key>\\s*(?P<key>.*?)\\s*</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>(?=\\s*(?:<arg_key>|$))": &rt.Regex{Source: "<arg_key>\\s*(?P<key>.*?)\\s*</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>(?=\\s*(?:<arg_key>|$))", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpLit, Lit: "<arg_key>"},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</arg_key>"},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			&rt.Node{Op: rt.OpLit, Lit: "<arg_value>"},
-			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</arg_value>"},
 			&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
@@ -143,13 +143,15 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpAssert, Kind: '$'},
 				}},
 			}}}},
-		}}, Names: []string{"", "key", "value"}},
+		}}, Names: []string{"", "key", "value"}, Entry: set4},
 	},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
-	set2 = []rune{0x0, 0x10ffff}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set3 = []rune{0x0, 0x10ffff}
+	set4 = []rune{0x3c, 0x3c}
 )

@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "^\\s*(?:Here is|Here's) my thought process:|\\s*<think>", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpAssert, Kind: '^'},
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 					&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpLit, Lit: "Here is"},
 						&rt.Node{Op: rt.OpLit, Lit: "Here's"},
@@ -64,10 +64,10 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: " my thought process:"},
 				}},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<think>"},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}, Entry: set0}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "</think>|(?:Here is|Here's) my response:|(?=\\s*<\\|tool_call\\|>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "</think>"},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -78,7 +78,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: " my response:"},
 				}},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<|tool_call|>"},
 				}}}},
 			}}, Names: []string{""}}},
@@ -91,35 +91,35 @@ var program = (&rt.Program{
 			Transform:     rt.TDict([]string{"type", "function"}, rt.TValue("\"function\""), rt.TDict([]string{"name", "arguments"}, rt.TPlaceholder("name"), rt.TPlaceholder("arguments"))),
 			TransformEach: true,
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*(?:<\\|tool_call\\|>(?:\\s*<tool_call>)?|<tool_call>)(?=\\s*\\[)", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpLit, Lit: "<|tool_call|>"},
 						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 							&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
 						}}}},
 					}},
 					&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
 				}},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 					&rt.Node{Op: rt.OpLit, Lit: "["},
 				}}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<tool_call>", "<|tool_call|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{"<tool_call>", "<|tool_call|>"}, Leads: set1, FirstLead: set1, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\])\\s*<\\|end_of_text\\|>|(?<=\\])(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}\",:])", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "]"}}},
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<|end_of_text|>"},
 				}},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "]"}}},
 					&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}},
 						&rt.Node{Op: rt.OpLit, Lit: "\n"},
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-						&rt.Node{Op: rt.OpSet, Set: set2},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+						&rt.Node{Op: rt.OpSet, Set: set4},
 					}}}},
 				}},
 			}}, Names: []string{""}}},
@@ -132,13 +132,13 @@ var program = (&rt.Program{
 			Join:        rt.Str("\n"),
 			Optional:    true,
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*(?:<response>|</response>|<\\|end_of_text\\|>)", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLit, Lit: "<response>"},
 					&rt.Node{Op: rt.OpLit, Lit: "</response>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<|end_of_text|>"},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</response>", "<response>", "<|end_of_text|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{"</response>", "<response>", "<|end_of_text|>"}, Leads: set1, FirstLead: set1, Exact: true}},
 		},
 	},
 	Implicit: 2,
@@ -146,10 +146,10 @@ var program = (&rt.Program{
 		&rt.Node{Op: rt.OpLit, Lit: "<|start_of_role|>assistant"},
 		&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpLit, Lit: " "},
-			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}},
+			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set6}}},
 		}}}},
 		&rt.Node{Op: rt.OpLit, Lit: "<|end_of_role|>"},
-	}}, Names: []string{""}}},
+	}}, Names: []string{""}, Entry: set5}},
 	States: map[int][]rt.Watch{
 		-1: {{Kind: rt.Open, Field: 0}, {Kind: rt.Open, Field: 1}, {Kind: rt.Close, Field: 2}},
 		0:  {{Kind: rt.Close, Field: 0}},
@@ -160,8 +160,11 @@ var program = (&rt.Program{
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
-	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x9, 0x9, 0x20, 0x20}
-	set2 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x21, 0x23, 0x2b, 0x2d, 0x39, 0x3b, 0x5a, 0x5c, 0x5c, 0x5e, 0x7a, 0x7c, 0x7c, 0x7e, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
-	set3 = []rune{0x0, 0x3b, 0x3d, 0x10ffff}
+	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x48, 0x48, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set3 = []rune{0x9, 0x9, 0x20, 0x20}
+	set4 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x21, 0x23, 0x2b, 0x2d, 0x39, 0x3b, 0x5a, 0x5c, 0x5c, 0x5e, 0x7a, 0x7c, 0x7c, 0x7e, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set5 = []rune{0x3c, 0x3c}
+	set6 = []rune{0x0, 0x3b, 0x3d, 0x10ffff}
 )

@@ -58,12 +58,12 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<tool_call>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\})\\s*</tool_call>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "</tool_call>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</tool_call>"}, Leads: set0, FirstLead: nil}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"</tool_call>"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -76,7 +76,7 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<|end_of_text|>"},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|end_of_text|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|end_of_text|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    1,
@@ -95,4 +95,5 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 )

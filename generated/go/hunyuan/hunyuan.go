@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<think>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<think>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*</think>|(?=\\s*<tool_calls>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
@@ -82,7 +82,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				}}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<tool_calls>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<answer>", "<tool_calls>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<answer>", "<tool_calls>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\])\\s*</tool_calls>(?=\\s*(?:</answer>|<\\|eos\\|>))|(?<=\\])\\s*</tool_calls>\\s*$|(?<=\\])\\s*</tool_calls>", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "]"}}},
@@ -108,7 +108,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "</tool_calls>"},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}, Entry: set1}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -128,21 +128,21 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 							&rt.Node{Op: rt.OpLit, Lit: "助手："},
 							&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
-								&rt.Node{Op: rt.OpSet, Set: set1},
+								&rt.Node{Op: rt.OpSet, Set: set2},
 								&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 									&rt.Node{Op: rt.OpLit, Lit: "助"},
-									&rt.Node{Op: rt.OpSet, Set: set2},
+									&rt.Node{Op: rt.OpSet, Set: set3},
 								}},
 								&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 									&rt.Node{Op: rt.OpLit, Lit: "助手"},
-									&rt.Node{Op: rt.OpSet, Set: set3},
+									&rt.Node{Op: rt.OpSet, Set: set4},
 								}},
 							}}}},
 							&rt.Node{Op: rt.OpAssert, Kind: '$'},
 						}},
 					}},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</answer>", "<answer>", "<|eos|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"</answer>", "<answer>", "<|eos|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -161,7 +161,8 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x52a8, 0x52aa, 0x10ffff}
-	set2 = []rune{0x0, 0x624a, 0x624c, 0x10ffff}
-	set3 = []rune{0x0, 0xff19, 0xff1b, 0x10ffff}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x52a8, 0x52aa, 0x10ffff}
+	set3 = []rune{0x0, 0x624a, 0x624c, 0x10ffff}
+	set4 = []rune{0x0, 0xff19, 0xff1b, 0x10ffff}
 )

@@ -60,87 +60,87 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpAssert, Kind: '^'},
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: ";"}}},
 					&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 						&rt.Node{Op: rt.OpLit, Lit: "<|python_tag|>"},
 					}},
 				}},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpLit, Lit: "{"},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\"name\""},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpLit, Lit: ":"},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpLit, Lit: ","},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLit, Lit: "parameters"},
 					&rt.Node{Op: rt.OpLit, Lit: "arguments"},
 				}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpLit, Lit: ":"},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{"", "name"}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+			}}, Names: []string{"", "name"}, Entry: set0}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\})\\s*\\}(?:\\s*;(?=\\s*(?:<\\|python_tag\\|>)?\\s*\\{\\s*\"name\"\\s*:)|(?=\\s*<\\|python_tag\\|>)|\\s*(?:<\\|eom_id\\|>|<\\|eot_id\\|>)\\s*$|(?=\\s+[A-Za-z])|\\s*\\Z)|\\s*\\}(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}\",:;])", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 					&rt.Node{Op: rt.OpLit, Lit: "}"},
 					&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 							&rt.Node{Op: rt.OpLit, Lit: ";"},
 							&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "<|python_tag|>"}}},
-								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 								&rt.Node{Op: rt.OpLit, Lit: "{"},
-								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 								&rt.Node{Op: rt.OpLit, Lit: "\"name\""},
-								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 								&rt.Node{Op: rt.OpLit, Lit: ":"},
 							}}}},
 						}},
 						&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 							&rt.Node{Op: rt.OpLit, Lit: "<|python_tag|>"},
 						}}}},
 						&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 							&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 								&rt.Node{Op: rt.OpLit, Lit: "<|eom_id|>"},
 								&rt.Node{Op: rt.OpLit, Lit: "<|eot_id|>"},
 							}},
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 							&rt.Node{Op: rt.OpAssert, Kind: '$'},
 						}},
 						&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-							&rt.Node{Op: rt.OpSet, Set: set2},
+							&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+							&rt.Node{Op: rt.OpSet, Set: set4},
 						}}}},
 						&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 							&rt.Node{Op: rt.OpAssert, Kind: 'Z'},
 						}},
 					}},
 				}},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 					&rt.Node{Op: rt.OpLit, Lit: "}"},
 					&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set5}}},
 						&rt.Node{Op: rt.OpLit, Lit: "\n"},
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-						&rt.Node{Op: rt.OpSet, Set: set4},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+						&rt.Node{Op: rt.OpSet, Set: set6},
 					}}}},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}, Entry: set3}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -150,14 +150,14 @@ var program = (&rt.Program{
 			Join:        rt.Str("\n"),
 			Optional:    true,
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLit, Lit: "<|eot_id|>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<|eom_id|>"},
 				}},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
 				&rt.Node{Op: rt.OpAssert, Kind: '$'},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|eom_id|>", "<|eot_id|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set7}, Hint: &rt.Hint{Triggers: []string{"<|eom_id|>", "<|eot_id|>"}, Leads: set1, FirstLead: set1, Exact: true}},
 		},
 	},
 	Implicit:    1,
@@ -171,9 +171,12 @@ var program = (&rt.Program{
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
-	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x21, 0x23, 0x5b, 0x5d, 0x10ffff}
-	set2 = []rune{0x41, 0x5a, 0x61, 0x7a}
-	set3 = []rune{0x9, 0x9, 0x20, 0x20}
-	set4 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x21, 0x23, 0x2b, 0x2d, 0x39, 0x3c, 0x5a, 0x5c, 0x5c, 0x5e, 0x7a, 0x7c, 0x7c, 0x7e, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x7b, 0x7b, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x0, 0x21, 0x23, 0x5b, 0x5d, 0x10ffff}
+	set3 = []rune{0x9, 0xd, 0x20, 0x20, 0x7d, 0x7d, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set4 = []rune{0x41, 0x5a, 0x61, 0x7a}
+	set5 = []rune{0x9, 0x9, 0x20, 0x20}
+	set6 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x21, 0x23, 0x2b, 0x2d, 0x39, 0x3c, 0x5a, 0x5c, 0x5c, 0x5e, 0x7a, 0x7c, 0x7c, 0x7e, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set7 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 )

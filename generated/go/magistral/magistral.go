@@ -59,7 +59,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "[THINK]"},
 					&rt.Node{Op: rt.OpLit, Lit: "<think>"},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<think>", "[THINK]"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<think>", "[THINK]"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\[/THINK\\]|</think>|(?=\\s*\\[TOOL_CALLS\\])", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "[/THINK]"},
 				&rt.Node{Op: rt.OpLit, Lit: "</think>"},
@@ -79,13 +79,13 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*\\[TOOL_CALLS\\](?P<name>[^\\[\\]{}\\s]+)(?:\\[CALL_ID\\][A-Za-z0-9]+)?\\[ARGS\\]", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "[TOOL_CALLS]"},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLit, Lit: "[CALL_ID]"},
-					&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set4}}},
 				}}}},
 				&rt.Node{Op: rt.OpLit, Lit: "[ARGS]"},
-			}}, Names: []string{"", "name"}}, Hint: &rt.Hint{Triggers: []string{"[TOOL_CALLS]"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{"", "name"}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{"[TOOL_CALLS]"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\})(?=\\s*\\[TOOL_CALLS\\])|(?<=\\})(?=[ \\t]*\\n\\s*[^\\s,}\\]])|(?<=\\})\\s*</s>\\s*|(?<=\\})\\s*\\Z", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
@@ -97,10 +97,10 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
 					&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set5}}},
 						&rt.Node{Op: rt.OpLit, Lit: "\n"},
 						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-						&rt.Node{Op: rt.OpSet, Set: set4},
+						&rt.Node{Op: rt.OpSet, Set: set6},
 					}}}},
 				}},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -127,7 +127,7 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "</s>"},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</s>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set7}, Hint: &rt.Hint{Triggers: []string{"</s>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -146,8 +146,11 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x5a, 0x5c, 0x5c, 0x5e, 0x7a, 0x7c, 0x7c, 0x7e, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
-	set2 = []rune{0x30, 0x39, 0x41, 0x5a, 0x61, 0x7a}
-	set3 = []rune{0x9, 0x9, 0x20, 0x20}
-	set4 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x2b, 0x2d, 0x5c, 0x5e, 0x7c, 0x7e, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x5b, 0x5b, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x9, 0xd, 0x20, 0x20, 0x5b, 0x5b, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set3 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x5a, 0x5c, 0x5c, 0x5e, 0x7a, 0x7c, 0x7c, 0x7e, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set4 = []rune{0x30, 0x39, 0x41, 0x5a, 0x61, 0x7a}
+	set5 = []rune{0x9, 0x9, 0x20, 0x20}
+	set6 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x2b, 0x2d, 0x5c, 0x5e, 0x7c, 0x7e, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set7 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 )

@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<think>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<think>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "</think>|(?=\\s*<tool_calls>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "</think>"},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -128,15 +128,15 @@ var program = (&rt.Program{
 					}},
 				}},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<end_of_sentence>", "<tool_calls>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<end_of_sentence>", "<tool_calls>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit: 2,
 	StartAnchor: &rt.Delimiter{Regex: &rt.Regex{Source: "<beginning_of_sentence>ai name=[^\\n<]*\\n", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 		&rt.Node{Op: rt.OpLit, Lit: "<beginning_of_sentence>ai name="},
-		&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+		&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}},
 		&rt.Node{Op: rt.OpLit, Lit: "\n"},
-	}}, Names: []string{""}}},
+	}}, Names: []string{""}, Entry: set2}},
 	States: map[int][]rt.Watch{
 		-1: {{Kind: rt.Open, Field: 0}, {Kind: rt.Open, Field: 1}, {Kind: rt.Close, Field: 2}},
 		0:  {{Kind: rt.Close, Field: 0}},
@@ -148,5 +148,7 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x9, 0xb, 0x3b, 0x3d, 0x10ffff}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x3c, 0x3c}
+	set3 = []rune{0x0, 0x9, 0xb, 0x3b, 0x3d, 0x10ffff}
 )

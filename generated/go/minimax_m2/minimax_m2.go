@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<think>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<think>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "</think>|(?=\\s*<minimax:tool_call>)|(?<=<think>)\\s*(?=<think>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "</think>"},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -84,9 +84,9 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				}}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<invoke name=\""},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\">"},
-			}}, Names: []string{"", "name"}}, Hint: &rt.Hint{Triggers: []string{"<invoke name=\"", "<minimax:tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{"", "name"}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<invoke name=\"", "<minimax:tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=</invoke>)(?=\\s*(?:<invoke name=|</minimax:tool_call>|\\[e~\\[))", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "</invoke>"}}},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -117,7 +117,7 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpLit, Lit: "</minimax:tool_call>"},
 					}},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</minimax:tool_call>", "<minimax:tool_call>", "[e~["}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set3}, Hint: &rt.Hint{Triggers: []string{"</minimax:tool_call>", "<minimax:tool_call>", "[e~["}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -133,7 +133,7 @@ var program = (&rt.Program{
 	},
 	Patterns: map[string]*rt.Regex{
 		"(?P<value>.*)</(?P<key>invoke)>\\s*(?:</minimax:tool_call>\\s*)?$": &rt.Regex{Source: "(?P<value>.*)</(?P<key>invoke)>\\s*(?:</minimax:tool_call>\\s*)?$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set4}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</"},
 			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "invoke"}}},
 			&rt.Node{Op: rt.OpLit, Lit: ">"},
@@ -143,12 +143,12 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			}}}},
 			&rt.Node{Op: rt.OpAssert, Kind: '$'},
-		}}, Names: []string{"", "value", "key"}},
+		}}, Names: []string{"", "value", "key"}, Entry: set4},
 		"<parameter name=\"(?P<key>[^\"]+)\">(?P<value>.*?)</parameter>(?=\\s*(?:<parameter name=|$))": &rt.Regex{Source: "<parameter name=\"(?P<key>[^\"]+)\">(?P<value>.*?)</parameter>(?=\\s*(?:<parameter name=|$))", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpLit, Lit: "<parameter name=\""},
-			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "\">"},
-			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set4}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</parameter>"},
 			&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
@@ -157,13 +157,16 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpAssert, Kind: '$'},
 				}},
 			}}}},
-		}}, Names: []string{"", "key", "value"}},
+		}}, Names: []string{"", "key", "value"}, Entry: set5},
 	},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x21, 0x23, 0x10ffff}
-	set2 = []rune{0x0, 0x10ffff}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x0, 0x21, 0x23, 0x10ffff}
+	set3 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x5b, 0x5b, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set4 = []rune{0x0, 0x10ffff}
+	set5 = []rune{0x3c, 0x3c}
 )

@@ -56,7 +56,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*<think>", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<think>"},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<think>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "</think>|(?=\\s*<\\|tool_call\\|>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "</think>"},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -81,10 +81,10 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "["}}},
 					}},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|tool_call|>", "functools"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{"<|tool_call|>", "functools"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=[\\]}])\\s*<\\|/tool_call\\|>\\s*|\\s*(?:<\\|end\\|>|<\\|endoftext\\|>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}},
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<|/tool_call|>"},
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
@@ -96,7 +96,7 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpLit, Lit: "<|endoftext|>"},
 					}},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}, Entry: set1}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -111,7 +111,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "<|end|>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<|endoftext|>"},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|endoftext|>", "<|end|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|endoftext|>", "<|end|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -130,5 +130,7 @@ var program = (&rt.Program{
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x5d, 0x5d, 0x7d, 0x7d}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x66, 0x66, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set3 = []rune{0x5d, 0x5d, 0x7d, 0x7d}
 )

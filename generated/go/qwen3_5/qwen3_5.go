@@ -81,9 +81,9 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "<function="},
-				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
+				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 				&rt.Node{Op: rt.OpLit, Lit: ">"},
-			}}, Names: []string{"", "name"}}, Hint: &rt.Hint{Triggers: []string{"<tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{"", "name"}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*</tool_call>(?:(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\|endoftext\\|>))|\\s*\\Z|(?<=</function>\\s{0,8}</tool_call>)(?=\\s*[^\\s<][^<]*(?:<tool_call>|<\\|im_end\\|>|<\\|endoftext\\|>)))", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "</tool_call>"},
@@ -103,13 +103,13 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 							&rt.Node{Op: rt.OpLit, Lit: "</function>"},
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 8, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 8, GiveBack: "</function>", Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpLit, Lit: "</tool_call>"},
 						}}}},
 						&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-							&rt.Node{Op: rt.OpSet, Set: set2},
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}},
+							&rt.Node{Op: rt.OpSet, Set: set3},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set4}}},
 							&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 								&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
 								&rt.Node{Op: rt.OpLit, Lit: "<|im_end|>"},
@@ -118,7 +118,7 @@ var program = (&rt.Program{
 						}}}},
 					}},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"</tool_call>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -133,7 +133,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: "<|im_end|>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<|endoftext|>"},
 				}},
-			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|endoftext|>", "<|im_end|>"}, Leads: set0, FirstLead: set0, Exact: true}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|endoftext|>", "<|im_end|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    2,
@@ -151,19 +151,19 @@ var program = (&rt.Program{
 	Patterns: map[string]*rt.Regex{
 		"^(?P<value>.*)</(?P<key>function)>\\s*$": &rt.Regex{Source: "^(?P<value>.*)</(?P<key>function)>\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpAssert, Kind: '^'},
-			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set4}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set5}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</"},
 			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "function"}}},
 			&rt.Node{Op: rt.OpLit, Lit: ">"},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			&rt.Node{Op: rt.OpAssert, Kind: '$'},
-		}}, Names: []string{"", "value", "key"}},
+		}}, Names: []string{"", "value", "key"}, Entry: set5},
 		"<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)\\n?</parameter>(?=\\s*(?:<parameter=[^>\\n]+>|$))": &rt.Regex{Source: "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)\\n?</parameter>(?=\\s*(?:<parameter=[^>\\n]+>|$))", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpLit, Lit: "<parameter="},
-			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: ">"},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "\n"}}},
-			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set4}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set5}}}}},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "\n"}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</parameter>"},
 			&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -171,21 +171,23 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpLit, Lit: "<parameter="},
-						&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}},
 						&rt.Node{Op: rt.OpLit, Lit: ">"},
 					}},
 					&rt.Node{Op: rt.OpAssert, Kind: '$'},
 				}},
 			}}}},
-		}}, Names: []string{"", "key", "value"}},
+		}}, Names: []string{"", "key", "value"}, Entry: set6},
 	},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
 	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x0, 0x9, 0xb, 0x3d, 0x3f, 0x10ffff}
-	set2 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
-	set3 = []rune{0x0, 0x3b, 0x3d, 0x10ffff}
-	set4 = []rune{0x0, 0x10ffff}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set2 = []rune{0x0, 0x9, 0xb, 0x3d, 0x3f, 0x10ffff}
+	set3 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x3b, 0x3d, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}
+	set4 = []rune{0x0, 0x3b, 0x3d, 0x10ffff}
+	set5 = []rune{0x0, 0x10ffff}
+	set6 = []rune{0x3c, 0x3c}
 )

@@ -1,0 +1,143 @@
+"""Where the `regex` module (2026.5.9) reports a partial match from inside a
+look-behind, decided once here so every port reproduces it from data.
+
+The module matches a look-behind's body backwards. When a greedy
+one-character repeat there (`\\s*`, `[^\\s<]+`, `[ ]{0,3}`) gives characters
+back after its tail failed, and the tail (the item just left of it in the
+pattern) is a literal string of two or more characters, the module does not
+step back one character at a time: it searches *forwards* for the string
+(`string_search` in the GREEDY_REPEAT_ONE backtrack of `_regex.c`), from
+just right of where the repeat ended up to where its minimum count would
+end. That search treats "not found before the limit" as running into the
+end of the text, so with `partial=True` the whole attempt is reported as a
+partial match at its start, although nothing reads the end of the text.
+`(?<=ab[ ]*c)` on "x c.": no complete match; a partial one at 3 ("." is
+held back), where a plain backtracking engine finds nothing.
+
+Precisely, for such a repeat that matched `count` characters ending (going
+left) at L, started at R, with minimum `min` (limit = R - min): on
+backtracking, occurrences of the string S (length n) whose end e lies in
+L < e <= limit (and e >= n) are tried in order of increasing e; when one is
+found the match goes on from it; when none is left, partial=True turns the
+attempt into a partial match, unless the last occurrence tried ended at the
+limit (the repeat is then at its minimum: a plain failure) or limit < n
+(nothing to search: a plain failure). Without partial the same search is a
+plain failure, so complete matches are unaffected.
+
+The literal is the run of plain (case-sensitive) literal characters just
+left of the repeat, non-capturing groups being transparent; a capturing
+group's boundary right next to the repeat is skipped, any other boundary
+ends the run (`(?<=(ab)[ ]*c)` has the quirk, `(?<=a(b)[ ]*c)` does not).
+Repeats inside a look-ahead nested in the look-behind read forwards and are
+not concerned; such a look-ahead never reports a partial match either (the
+ports do not count its reads at the end of the text).
+
+The module only attempts a match at a position whose character can start
+one (`attempt_entry`, a look-behind being skipped: `(?<=ab[ ]*c)z` on
+"x c." is not attempted at 3, so the partial match above does not appear
+there); the ports test the same set before each attempt.
+"""
+
+from __future__ import annotations
+
+from .analysis import first_set, nullable
+from .charset import CharSet, set_of
+from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, root_of
+
+_OPEN, _CLOSE = "open", "close"  # capturing group boundary markers in the flattened sequence
+
+
+def _single_char(node: Node) -> bool:
+    while isinstance(node, Group) and node.index is None:
+        node = node.body
+    return isinstance(node, (Char, Dot, Category, Class))
+
+
+def _flatten(node: Node, out: list) -> None:
+    """The sequence the module sees: concatenations and non-capturing groups
+    opened up, capturing groups as boundary markers around their body."""
+    if isinstance(node, Concat):
+        for item in node.items:
+            _flatten(item, out)
+    elif isinstance(node, Group) and node.index is None:
+        _flatten(node.body, out)
+    elif isinstance(node, Group):
+        out.append(_OPEN)
+        _flatten(node.body, out)
+        out.append(_CLOSE)
+    else:
+        out.append(node)
+
+
+def _literal_left_of(sequence: list, index: int) -> str:
+    at = index - 1
+    while at >= 0 and sequence[at] in (_OPEN, _CLOSE):
+        at -= 1
+    chars = []
+    while at >= 0 and isinstance(sequence[at], Char) and not sequence[at].icase:
+        chars.append(sequence[at].char)
+        at -= 1
+    return "".join(reversed(chars))
+
+
+def _visit(node: Node, backwards: bool, out: dict[int, str]) -> None:
+    if isinstance(node, Look):
+        _visit(node.body, node.behind, out)
+        return
+    if backwards and isinstance(node, (Concat, Group)):
+        sequence: list = []
+        _flatten(node, sequence)
+        for index, item in enumerate(sequence):
+            if isinstance(item, Repeat) and not item.lazy and item.max != item.min and _single_char(item.body):
+                literal = _literal_left_of(sequence, index)
+                if len(literal) >= 2:
+                    out[id(item)] = literal
+        for item in sequence:
+            if item not in (_OPEN, _CLOSE):
+                _visit(item, backwards, out)
+        return
+    if isinstance(node, (Concat, Alt)):
+        for child in node.items if isinstance(node, Concat) else node.branches:
+            _visit(child, backwards, out)
+    elif isinstance(node, (Group, Repeat)):
+        _visit(node.body, backwards, out)
+
+
+def backtrack_literals(ast: Regex | Node) -> dict[int, str]:
+    """id(Repeat node) -> the literal the module searches for forwards when
+    that repeat, inside a look-behind, gives characters back (see above)."""
+    out: dict[int, str] = {}
+    _visit(root_of(ast), False, out)
+    return out
+
+
+def _entry(node: Node) -> CharSet:
+    """Characters a path may read first at its start position (consumed or
+    looked ahead at): a match or partial match at p < end reads text[p]."""
+    if isinstance(node, (Char, Dot, Category, Class)):
+        return set_of(node)
+    if isinstance(node, Concat):
+        out = CharSet()
+        for item in node.items:
+            out = out | _entry(item)
+            if not nullable(item):
+                break
+        return out
+    if isinstance(node, Alt):
+        out = CharSet()
+        for branch in node.branches:
+            out = out | _entry(branch)
+        return out
+    if isinstance(node, (Repeat, Group)):
+        return CharSet() if isinstance(node, Repeat) and node.max == 0 else _entry(node.body)
+    if isinstance(node, Look) and not node.behind and not node.negative:
+        return _entry(node.body)
+    return CharSet()
+
+
+def attempt_entry(ast: Regex | Node) -> CharSet | None:
+    """The characters at which a search attempts a match (any when None):
+    those a match or partial match may read first, consumed or looked
+    ahead at; None when the pattern can match empty."""
+    root = root_of(ast)
+    return None if nullable(root) else _entry(root) | first_set(root)
