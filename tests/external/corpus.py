@@ -55,6 +55,8 @@ def not_applicable(case: dict) -> str | None:
         args = case.get("detector_args") or {}
         if args.get("continue_final_message"):
             return "continues a prefilled assistant message"
+        if args.get("force_nonempty_content"):
+            return "a server option that moves the reasoning into content when the answer is empty"
         if case["detector"] == "MiniMaxAppendThinkDetector":
             return "the detector keeps reasoning inline in content by design"
         return None
