@@ -28,7 +28,7 @@ from .go_streams import ollama_streams, streams
 from .streams import Stream
 
 HERE = Path(__file__).resolve().parent
-LINE = re.compile(r"^Benchmark(\w+)/(\S+?)-\d+\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) ns/token")
+LINE = re.compile(r"^Benchmark(\w+)/(\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) cpu-ns/token")
 
 
 def go_bench(folder: Path, stream_file: Path, count: int) -> dict[tuple[str, str], float]:
@@ -60,7 +60,7 @@ def python_ns(items: list[dict], count: int) -> dict[str, float]:
                 feed(token)
             parser.finalize()
 
-        out[item["name"]] = min(_timed(run) for _ in range(count)) / len(tokens)
+        out[item["name"]] = min(_timed(run)[0] for _ in range(count)) / len(tokens)
     return out
 
 
