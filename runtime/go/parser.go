@@ -553,16 +553,25 @@ func ParseWith(prog *Program, text, prefix string, opts ...Option) (Message, err
 	return message, err
 }
 
-// trim drops consumed text, keeping the context regex delimiters read behind.
+// trimSlack is how far (bytes) consumed text may run past the kept context
+// before trim cuts it: cutting lazily keeps trim off the per-token path.
+// Keeping more than the context changes no match: searches start at pos,
+// and nothing reads further behind it than the context.
+const trimSlack = 64
+
+// trim drops consumed text, keeping (at least) the context regex delimiters
+// read behind.
 func (p *Parser) trim() {
 	context := p.prog.Context
-	if context < 0 || p.pos == 0 {
+	if context < 0 || p.pos <= context+trimSlack {
 		return
 	}
 	cut := p.pos
-	for n := 0; n < context && cut > 0; n++ {
-		_, size := utf8.DecodeLastRuneInString(p.buf[:cut])
-		cut -= size
+	for n := 0; n < context && cut > 0; {
+		cut--
+		if utf8.RuneStart(p.buf[cut]) {
+			n++
+		}
 	}
 	if cut > 0 {
 		p.buf = p.buf[cut:]
