@@ -81,6 +81,97 @@ type Program struct {
 	defaults *Object
 	watch    [][]Watch
 	fast     []*FastPath
+	holdRuns []*holdRun // per state without a fast path (see leadRunOf)
+}
+
+// holdRun is a class W for a state without a fast path such that, while the
+// held text is all W, more W text changes nothing: one watched delimiter is
+// a greedy unbounded W repeat then something that must read a non-W
+// character (its partial match stays at the held run's start), and no
+// watched delimiter can match inside W text (each must read a non-W
+// character after its own optional W lead). Newline or space runs then cost
+// nothing per token instead of a search over the whole held run.
+type holdRun struct {
+	set   []rune
+	ascii [2]uint64
+}
+
+// leadRunOf plans the state's holdRun, or nil.
+func leadRunOf(p *Program, watch []Watch) *holdRun {
+	var lead []rune
+	for _, w := range watch {
+		if d := p.delimiterOf(w); d.Regex != nil {
+			if set, _ := splitLead(d.Regex.Root); set != nil {
+				lead = set
+				break
+			}
+		}
+	}
+	if lead == nil {
+		return nil
+	}
+	run := &holdRun{set: lead, ascii: asciiBitmap(lead)}
+	for _, w := range watch {
+		if !run.cannotMatchIn(p.delimiterOf(w)) {
+			return nil
+		}
+	}
+	return run
+}
+
+func (p *Program) delimiterOf(w Watch) *Delimiter {
+	f := p.Fields[w.Field]
+	if w.Kind == Close {
+		return f.Close
+	}
+	return f.Open
+}
+
+// splitLead: a root that is a greedy unbounded repeat of a class, then the
+// rest of its sequence.
+func splitLead(root *Node) ([]rune, []*Node) {
+	if root.Op != OpConcat || len(root.Subs) < 2 {
+		return nil, nil
+	}
+	first := root.Subs[0]
+	if first.Op != OpRepeat || first.Lazy || first.Max >= 0 || first.Subs[0].Op != OpSet {
+		return nil, nil
+	}
+	return first.Subs[0].Set, root.Subs[1:]
+}
+
+func sameSet(a, b []rune) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cannotMatchIn: no match of d lies in text that is all of the run's class.
+func (run *holdRun) cannotMatchIn(d *Delimiter) bool {
+	if d.Regex == nil {
+		for _, lit := range d.Literals {
+			if holdsAll(run.set, lit) {
+				return false
+			}
+		}
+		return true
+	}
+	root := d.Regex.Root
+	if set, rest := splitLead(root); set != nil && sameSet(set, run.set) {
+		root = &Node{Op: OpConcat, Subs: rest}
+	}
+	var f firstChars
+	if firstOf(root, &f) {
+		return false
+	}
+	hasWide := len(run.set) > 0 && run.set[len(run.set)-1] >= utf8.RuneSelf
+	return f.ascii[0]&run.ascii[0] == 0 && f.ascii[1]&run.ascii[1] == 0 && !(f.wide && hasWide)
 }
 
 // FastPath is what lets a state skip every search (planned by the
@@ -165,6 +256,7 @@ func (p *Program) Init() *Program {
 		fast.leadASCII, fast.holdASCII = asciiBitmap(fast.Leads), asciiBitmap(fast.HoldLead)
 		p.fast[state+1] = fast
 	}
+	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
 		if err != nil {
@@ -184,6 +276,11 @@ func (p *Program) Init() *Program {
 	p.StartAnchor.init()
 	for _, re := range p.Patterns {
 		re.prepare()
+	}
+	for state := range p.watch {
+		if p.fast[state] == nil && p.Context >= 0 {
+			p.holdRuns[state] = leadRunOf(p, p.watch[state])
+		}
 	}
 	return p
 }
@@ -303,6 +400,7 @@ type Parser struct {
 	pieces    strings.Builder // held text not yet joined onto buf
 	scratch   machine         // reused by every regex search of this parser
 	heldLead  bool            // the held text is all of the state's hold lead
+	heldRun   bool            // the held text is all of the state's holdRun class
 }
 
 // NewParser starts a parser; prefix is the prompt text sent to the model
@@ -348,6 +446,11 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 	if fast := p.prog.fast[p.state+1]; fast != nil && text != "" {
 		if events, done := p.feedFast(fast, text); done {
 			return events, nil
+		}
+	} else if p.heldRun {
+		if run := p.prog.holdRuns[p.state+1]; holdsAllFast(&run.ascii, run.set, text) {
+			p.pieces.WriteString(text) // the pending match stays where it is
+			return []Event{}, nil
 		}
 	}
 	return p.feedSlowly(text)
@@ -493,6 +596,8 @@ func (p *Parser) noteHeld() {
 	p.trim()
 	fast := p.prog.fast[p.state+1]
 	p.heldLead = fast != nil && fast.HoldLead != nil && p.pos < len(p.buf) && holdsAll(fast.HoldLead, p.buf[p.pos:])
+	run := p.prog.holdRuns[p.state+1]
+	p.heldRun = run != nil && p.pos < len(p.buf) && holdsAllFast(&run.ascii, run.set, p.buf[p.pos:])
 }
 
 // Finalize ends the generation: the message and the last events.
