@@ -33,6 +33,25 @@ type Node struct {
 	Kind     byte
 	Behind   bool
 	Negative bool
+
+	first *firstChars // what a forward match of the node reads first (set by prepare)
+	lead  string      // a literal every forward match of the node starts with ("": none)
+}
+
+// cannotStart: a forward match of n cannot start at i (it must read a
+// character that cannot begin it, or its leading literal is not there).
+func (m *machine) cannotStart(n *Node, i int) bool {
+	if n.first == nil {
+		return false
+	}
+	if lit := n.lead; lit != "" {
+		rest := m.text[i:]
+		if len(rest) >= len(lit) {
+			return rest[:len(lit)] != lit
+		}
+		return !m.partial || rest != lit[:len(rest)]
+	}
+	return n.first.excludes(m.text, i)
 }
 
 // Regex is a compiled pattern: DOTALL, no MULTILINE, as templates use them.
@@ -352,6 +371,18 @@ func (m *machine) seq(items []*Node, idx int, i int, back bool, k func(int) bool
 				return m.repeatOne(n, body, i, back, items, idx+1, k) // no continuation closure
 			}
 		}
+		if !back && n.first != nil {
+			// A node that cannot start here fails (an optional one is
+			// skipped) before any continuation is built.
+			if n.Op == OpRepeat && n.Min == 0 {
+				if m.cannotStart(n.Subs[0], i) {
+					idx++
+					continue
+				}
+			} else if m.cannotStart(n, i) {
+				return false
+			}
+		}
 		next := idx + 1
 		if next == len(items) {
 			return m.run(n, i, back, k) // the last item continues with k itself
@@ -548,12 +579,37 @@ func firstOf(n *Node, f *firstChars) (nullable bool) {
 	return true // OpEmpty, OpAssert
 }
 
+// annotateFirst gives every node its firstChars.
+func annotateFirst(n *Node) {
+	for _, sub := range n.Subs {
+		annotateFirst(sub)
+	}
+	f := &firstChars{}
+	f.any = firstOf(n, f)
+	n.first = f
+	switch n.Op {
+	case OpLit:
+		n.lead = n.Lit
+	case OpConcat:
+		if len(n.Subs) > 0 {
+			n.lead = n.Subs[0].lead
+		}
+	case OpGroup:
+		n.lead = n.Subs[0].lead
+	case OpRepeat:
+		if n.Min > 0 {
+			n.lead = n.Subs[0].lead
+		}
+	}
+}
+
 // prepare computes what Search reads of the pattern; Program.Init calls it
 // so parsers on several goroutines only read.
 func (re *Regex) prepare() {
 	re.leadDone = true
 	re.starts = firstChars{}
 	re.starts.any = firstOf(re.Root, &re.starts)
+	annotateFirst(re.Root)
 	n := re.Root
 	if n.Op == OpConcat && len(n.Subs) > 0 {
 		n = n.Subs[0]
