@@ -81,7 +81,8 @@ type Program struct {
 	defaults *Object
 	watch    [][]Watch
 	fast     []*FastPath
-	holdRuns []*holdRun // per state without a fast path (see leadRunOf)
+	derived  []bool     // the state's fast path was derived here, not planned by the compiler
+	holdRuns []*holdRun // per state without a hold lead (see leadRunOf)
 }
 
 // holdRun is a class W for a state without a fast path such that, while the
@@ -257,6 +258,7 @@ func (p *Program) Init() *Program {
 		p.fast[state+1] = fast
 	}
 	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
+	p.derived = make([]bool, len(p.Fields)+1)
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
 		if err != nil {
@@ -278,11 +280,123 @@ func (p *Program) Init() *Program {
 		re.prepare()
 	}
 	for state := range p.watch {
-		if p.fast[state] == nil && p.Context >= 0 {
+		if p.Context < 0 {
+			break
+		}
+		if p.fast[state] == nil {
+			if fast := deriveFastPath(p, p.watch[state]); fast != nil {
+				p.fast[state], p.derived[state] = fast, true
+			}
+		}
+		if p.fast[state] == nil || p.fast[state].HoldLead == nil {
 			p.holdRuns[state] = leadRunOf(p, p.watch[state])
 		}
 	}
 	return p
+}
+
+// deriveFastPath plans a fast path the compiler's analysis left out (look-
+// arounds before the trigger: `</think>|(?=\s*<tool_call>)`), from the
+// delimiters' trees: every branch of every watched delimiter is (look-
+// behinds and assertions, which read nothing forward,) then an optional
+// run of one lead class, then something whose first characters are ASCII
+// triggers; a positive lookahead stands for its body. Text holding no
+// trigger and not ending in a lead then starts no match, complete or
+// partial (a partial one runs through leads to the end, or reads a
+// trigger). nil when a delimiter does not have that shape.
+func deriveFastPath(p *Program, watch []Watch) *FastPath {
+	var triggers firstChars
+	var leads []rune
+	for _, w := range watch {
+		d := p.delimiterOf(w)
+		if d == nil {
+			return nil
+		}
+		if d.Regex == nil {
+			for _, lit := range d.Literals {
+				if lit == "" || lit[0] >= utf8.RuneSelf {
+					return nil
+				}
+				triggers.ascii[lit[0]>>6] |= 1 << (lit[0] & 63)
+			}
+			continue
+		}
+		var ok bool
+		if leads, ok = branchShape(d.Regex.Root, &triggers, leads); !ok {
+			return nil
+		}
+	}
+	if triggers.wide || triggers.any {
+		return nil
+	}
+	fast := &FastPath{Leads: leads}
+	for c := 0; c < utf8.RuneSelf; c++ {
+		if triggers.ascii[c>>6]&(1<<(c&63)) != 0 {
+			fast.Triggers = append(fast.Triggers, string(rune(c)))
+		}
+	}
+	fast.leadASCII = asciiBitmap(leads)
+	return fast
+}
+
+// branchShape checks one node has the shape deriveFastPath needs, adding
+// its triggers and lead class (one class for the whole state: two
+// different ones give up).
+func branchShape(n *Node, triggers *firstChars, leads []rune) ([]rune, bool) {
+	switch n.Op {
+	case OpAlt:
+		for _, sub := range n.Subs {
+			var ok bool
+			if leads, ok = branchShape(sub, triggers, leads); !ok {
+				return leads, false
+			}
+		}
+		return leads, true
+	case OpGroup:
+		return branchShape(n.Subs[0], triggers, leads)
+	case OpLook:
+		if n.Behind || n.Negative {
+			return leads, false // alone it matches without reading
+		}
+		return branchShape(n.Subs[0], triggers, leads)
+	}
+	items := []*Node{n}
+	if n.Op == OpConcat {
+		items = n.Subs
+	}
+	for len(items) > 0 && (items[0].Op == OpAssert || items[0].Op == OpLook && items[0].Behind && !readsForward(items[0])) {
+		items = items[1:]
+	}
+	if len(items) == 0 {
+		return leads, false
+	}
+	if first := items[0]; first.Op == OpRepeat && !first.Lazy && first.Subs[0].Op == OpSet && len(items) > 1 {
+		if leads != nil && !sameSet(leads, first.Subs[0].Set) {
+			return leads, false
+		}
+		leads = first.Subs[0].Set
+		items = items[1:]
+	}
+	if len(items) == 1 && (items[0].Op == OpAlt || items[0].Op == OpGroup || items[0].Op == OpLook) {
+		return branchShape(items[0], triggers, leads)
+	}
+	if firstOf(&Node{Op: OpConcat, Subs: items}, triggers) {
+		triggers.any = true
+	}
+	return leads, !triggers.any
+}
+
+// readsForward: the subtree holds a lookahead (which may read to the end).
+func readsForward(n *Node) bool {
+	if n.Op == OpLook && !n.Behind {
+		return true
+	}
+	for _, sub := range n.Subs {
+		if readsForward(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *Delimiter) init() {
@@ -447,7 +561,8 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 		if events, done := p.feedFast(fast, text); done {
 			return events, nil
 		}
-	} else if p.heldRun {
+	}
+	if p.heldRun {
 		if run := p.prog.holdRuns[p.state+1]; holdsAllFast(&run.ascii, run.set, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
 			return []Event{}, nil
