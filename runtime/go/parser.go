@@ -515,6 +515,41 @@ type Parser struct {
 	scratch   machine         // reused by every regex search of this parser
 	heldLead  bool            // the held text is all of the state's hold lead
 	heldRun   bool            // the held text is all of the state's holdRun class
+	slab      []Event         // returned events are carved from it (see publish)
+	pending   []Event         // events of the step under way (reused)
+}
+
+// slabSize is how many events one allocation holds.
+const slabSize = 32
+
+// publish hands events out as a slice of the parser's event slab: one
+// allocation per slabSize events instead of one per Feed. Each returned
+// slice is capped at its length, so a caller's append copies, and its
+// elements are never written again: the caller owns them.
+func (p *Parser) publish(events []Event) []Event {
+	n := len(events)
+	if n == 0 {
+		return []Event{}
+	}
+	if n > slabSize/2 {
+		return append([]Event(nil), events...)
+	}
+	if cap(p.slab)-len(p.slab) < n {
+		p.slab = make([]Event, 0, slabSize)
+	}
+	start := len(p.slab)
+	p.slab = append(p.slab, events...)
+	return p.slab[start : start+n : start+n]
+}
+
+// publishOne is publish of one event.
+func (p *Parser) publishOne(event Event) []Event {
+	if len(p.slab) == cap(p.slab) {
+		p.slab = make([]Event, 0, slabSize)
+	}
+	p.slab = append(p.slab, event)
+	n := len(p.slab)
+	return p.slab[n-1 : n : n]
 }
 
 // NewParser starts a parser; prefix is the prompt text sent to the model
@@ -598,11 +633,12 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			if p.opened && p.current >= 0 { // the common case: one chunk event
 				f := p.prog.Fields[p.current]
 				p.body.WriteString(text)
-				return []Event{{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty}}, true
+				return p.publishOne(Event{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty}), true
 			}
-			events := make([]Event, 0, 2)
+			events := p.pending[:0]
 			p.route(&events, text)
-			return events, true
+			p.pending = events[:0]
+			return p.publish(events), true
 		}
 		if fast.HoldLead != nil {
 			return p.holdLeadRun(fast, text)
@@ -683,13 +719,14 @@ func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
 }
 
 func (p *Parser) feedSlowly(text string) ([]Event, error) {
-	events := []Event{}
+	events := p.pending[:0]
 	if text != "" {
 		p.appendText(text)
 	}
 	err := p.process(&events, false)
 	p.noteHeld()
-	return events, err
+	p.pending = events[:0]
+	return p.publish(events), err
 }
 
 func (p *Parser) joinPieces() {
