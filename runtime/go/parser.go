@@ -439,11 +439,23 @@ func (d *Delimiter) partialStart(buf string, pos int) int {
 		start = pos
 	}
 	for ; start < len(buf); start++ {
-		if utf8.RuneStart(buf[start]) && d.prefixes[buf[start:]] {
+		if utf8.RuneStart(buf[start]) && isProperPrefix(d.Literals, buf[start:]) {
 			return start
 		}
 	}
 	return -1
+}
+
+// isProperPrefix: tail is a proper prefix of one of the strings, ending at
+// one of its character boundaries (what the prefix tables hold; checked
+// directly, which for a few short strings beats hashing the tail).
+func isProperPrefix(strs []string, tail string) bool {
+	for _, s := range strs {
+		if len(tail) < len(s) && s[:len(tail)] == tail && utf8.RuneStart(s[len(tail)]) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastAnchorEnd is the end of the last non-overlapping start-anchor match, or -1.
@@ -664,11 +676,8 @@ func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
 	if start == 0 || !holdsAll(fast.HoldLead, text[start:]) {
 		return nil, false
 	}
-	p.joinPieces()
-	for _, trigger := range fast.Triggers {
-		if strings.Contains(p.buf[p.pos:], trigger) {
-			return nil, false
-		}
+	if p.heldHasTrigger(fast) {
+		return nil, false
 	}
 	events := make([]Event, 0, 2)
 	p.appendText(text)
@@ -702,12 +711,8 @@ func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
 // releaseHeld: held lead characters followed by text with no trigger and
 // no trailing lead: nothing can match any more, all of it is routed.
 func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
-	p.joinPieces()
-	held := p.buf[p.pos:]
-	for _, trigger := range fast.Triggers {
-		if strings.Contains(held, trigger) {
-			return nil, false
-		}
+	if p.heldHasTrigger(fast) {
+		return nil, false
 	}
 	events := []Event{}
 	p.appendText(text)
@@ -736,9 +741,28 @@ func (p *Parser) joinPieces() {
 	}
 }
 
+// heldHasTrigger: the held text (unjoined pieces included) holds one of
+// the fast path's triggers (single characters; a single byte cannot
+// straddle the join, a longer one is looked for in the joined text).
+func (p *Parser) heldHasTrigger(fast *FastPath) bool {
+	for _, trigger := range fast.Triggers {
+		if len(trigger) > 1 {
+			p.joinPieces()
+		}
+		if strings.Contains(p.buf[p.pos:], trigger) || strings.Contains(p.pieces.String(), trigger) {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *Parser) appendText(text string) {
-	p.joinPieces()
-	p.trim()
+	p.trim() // cuts before pos only: the same before or after the join
+	if p.pieces.Len() > 0 {
+		p.buf = p.buf + p.pieces.String() + text // one allocation for both
+		p.pieces.Reset()
+		return
+	}
 	p.buf += text
 }
 
