@@ -8,7 +8,9 @@ the compiled Python parsers on them (best of N, as `python -m benchmarks`
 does), runs `go test -bench` in benchmarks/go (and benchmarks/ollama; it
 downloads github.com/ollama/ollama from the Go module proxy), keeps each
 Go benchmark's best of N, prints the tables and writes
-benchmarks/go_latest.txt. Targets: Go at least 5x faster per token than
+benchmarks/go_latest.txt. Every figure is CPU time per token (the Go
+benchmarks read the process's CPU time, the collector's included), so
+runs on a shared machine stay comparable. Targets: Go at least 5x faster per token than
 compiled Python on every shape; the generated parser at least as fast as
 Ollama's on every shape.
 """
