@@ -77,7 +77,7 @@ func (h *Hint) tailTrigger(text string, start int) int {
 		at = start
 	}
 	for ; at < len(text); at++ {
-		if utf8.RuneStart(text[at]) && h.prefixes[text[at:]] {
+		if utf8.RuneStart(text[at]) && isProperPrefix(h.Triggers, text[at:]) {
 			return at
 		}
 	}

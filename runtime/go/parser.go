@@ -81,6 +81,98 @@ type Program struct {
 	defaults *Object
 	watch    [][]Watch
 	fast     []*FastPath
+	derived  []bool     // the state's fast path was derived here, not planned by the compiler
+	holdRuns []*holdRun // per state without a hold lead (see leadRunOf)
+}
+
+// holdRun is a class W for a state without a fast path such that, while the
+// held text is all W, more W text changes nothing: one watched delimiter is
+// a greedy unbounded W repeat then something that must read a non-W
+// character (its partial match stays at the held run's start), and no
+// watched delimiter can match inside W text (each must read a non-W
+// character after its own optional W lead). Newline or space runs then cost
+// nothing per token instead of a search over the whole held run.
+type holdRun struct {
+	set   []rune
+	ascii [2]uint64
+}
+
+// leadRunOf plans the state's holdRun, or nil.
+func leadRunOf(p *Program, watch []Watch) *holdRun {
+	var lead []rune
+	for _, w := range watch {
+		if d := p.delimiterOf(w); d.Regex != nil {
+			if set, _ := splitLead(d.Regex.Root); set != nil {
+				lead = set
+				break
+			}
+		}
+	}
+	if lead == nil {
+		return nil
+	}
+	run := &holdRun{set: lead, ascii: asciiBitmap(lead)}
+	for _, w := range watch {
+		if !run.cannotMatchIn(p.delimiterOf(w)) {
+			return nil
+		}
+	}
+	return run
+}
+
+func (p *Program) delimiterOf(w Watch) *Delimiter {
+	f := p.Fields[w.Field]
+	if w.Kind == Close {
+		return f.Close
+	}
+	return f.Open
+}
+
+// splitLead: a root that is a greedy unbounded repeat of a class, then the
+// rest of its sequence.
+func splitLead(root *Node) ([]rune, []*Node) {
+	if root.Op != OpConcat || len(root.Subs) < 2 {
+		return nil, nil
+	}
+	first := root.Subs[0]
+	if first.Op != OpRepeat || first.Lazy || first.Max >= 0 || first.Subs[0].Op != OpSet {
+		return nil, nil
+	}
+	return first.Subs[0].Set, root.Subs[1:]
+}
+
+func sameSet(a, b []rune) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cannotMatchIn: no match of d lies in text that is all of the run's class.
+func (run *holdRun) cannotMatchIn(d *Delimiter) bool {
+	if d.Regex == nil {
+		for _, lit := range d.Literals {
+			if holdsAll(run.set, lit) {
+				return false
+			}
+		}
+		return true
+	}
+	root := d.Regex.Root
+	if set, rest := splitLead(root); set != nil && sameSet(set, run.set) {
+		root = &Node{Op: OpConcat, Subs: rest}
+	}
+	var f firstChars
+	if firstOf(root, &f) {
+		return false
+	}
+	hasWide := len(run.set) > 0 && run.set[len(run.set)-1] >= utf8.RuneSelf
+	return f.ascii[0]&run.ascii[0] == 0 && f.ascii[1]&run.ascii[1] == 0 && !(f.wide && hasWide)
 }
 
 // FastPath is what lets a state skip every search (planned by the
@@ -165,6 +257,8 @@ func (p *Program) Init() *Program {
 		fast.leadASCII, fast.holdASCII = asciiBitmap(fast.Leads), asciiBitmap(fast.HoldLead)
 		p.fast[state+1] = fast
 	}
+	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
+	p.derived = make([]bool, len(p.Fields)+1)
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
 		if err != nil {
@@ -185,7 +279,124 @@ func (p *Program) Init() *Program {
 	for _, re := range p.Patterns {
 		re.prepare()
 	}
+	for state := range p.watch {
+		if p.Context < 0 {
+			break
+		}
+		if p.fast[state] == nil {
+			if fast := deriveFastPath(p, p.watch[state]); fast != nil {
+				p.fast[state], p.derived[state] = fast, true
+			}
+		}
+		if p.fast[state] == nil || p.fast[state].HoldLead == nil {
+			p.holdRuns[state] = leadRunOf(p, p.watch[state])
+		}
+	}
 	return p
+}
+
+// deriveFastPath plans a fast path the compiler's analysis left out (look-
+// arounds before the trigger: `</think>|(?=\s*<tool_call>)`), from the
+// delimiters' trees: every branch of every watched delimiter is (look-
+// behinds and assertions, which read nothing forward,) then an optional
+// run of one lead class, then something whose first characters are ASCII
+// triggers; a positive lookahead stands for its body. Text holding no
+// trigger and not ending in a lead then starts no match, complete or
+// partial (a partial one runs through leads to the end, or reads a
+// trigger). nil when a delimiter does not have that shape.
+func deriveFastPath(p *Program, watch []Watch) *FastPath {
+	var triggers firstChars
+	var leads []rune
+	for _, w := range watch {
+		d := p.delimiterOf(w)
+		if d == nil {
+			return nil
+		}
+		if d.Regex == nil {
+			for _, lit := range d.Literals {
+				if lit == "" || lit[0] >= utf8.RuneSelf {
+					return nil
+				}
+				triggers.ascii[lit[0]>>6] |= 1 << (lit[0] & 63)
+			}
+			continue
+		}
+		var ok bool
+		if leads, ok = branchShape(d.Regex.Root, &triggers, leads); !ok {
+			return nil
+		}
+	}
+	if triggers.wide || triggers.any {
+		return nil
+	}
+	fast := &FastPath{Leads: leads}
+	for c := 0; c < utf8.RuneSelf; c++ {
+		if triggers.ascii[c>>6]&(1<<(c&63)) != 0 {
+			fast.Triggers = append(fast.Triggers, string(rune(c)))
+		}
+	}
+	fast.leadASCII = asciiBitmap(leads)
+	return fast
+}
+
+// branchShape checks one node has the shape deriveFastPath needs, adding
+// its triggers and lead class (one class for the whole state: two
+// different ones give up).
+func branchShape(n *Node, triggers *firstChars, leads []rune) ([]rune, bool) {
+	switch n.Op {
+	case OpAlt:
+		for _, sub := range n.Subs {
+			var ok bool
+			if leads, ok = branchShape(sub, triggers, leads); !ok {
+				return leads, false
+			}
+		}
+		return leads, true
+	case OpGroup:
+		return branchShape(n.Subs[0], triggers, leads)
+	case OpLook:
+		if n.Behind || n.Negative {
+			return leads, false // alone it matches without reading
+		}
+		return branchShape(n.Subs[0], triggers, leads)
+	}
+	items := []*Node{n}
+	if n.Op == OpConcat {
+		items = n.Subs
+	}
+	for len(items) > 0 && (items[0].Op == OpAssert || items[0].Op == OpLook && items[0].Behind && !readsForward(items[0])) {
+		items = items[1:]
+	}
+	if len(items) == 0 {
+		return leads, false
+	}
+	if first := items[0]; first.Op == OpRepeat && !first.Lazy && first.Subs[0].Op == OpSet && len(items) > 1 {
+		if leads != nil && !sameSet(leads, first.Subs[0].Set) {
+			return leads, false
+		}
+		leads = first.Subs[0].Set
+		items = items[1:]
+	}
+	if len(items) == 1 && (items[0].Op == OpAlt || items[0].Op == OpGroup || items[0].Op == OpLook) {
+		return branchShape(items[0], triggers, leads)
+	}
+	if firstOf(&Node{Op: OpConcat, Subs: items}, triggers) {
+		triggers.any = true
+	}
+	return leads, !triggers.any
+}
+
+// readsForward: the subtree holds a lookahead (which may read to the end).
+func readsForward(n *Node) bool {
+	if n.Op == OpLook && !n.Behind {
+		return true
+	}
+	for _, sub := range n.Subs {
+		if readsForward(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *Delimiter) init() {
@@ -228,11 +439,23 @@ func (d *Delimiter) partialStart(buf string, pos int) int {
 		start = pos
 	}
 	for ; start < len(buf); start++ {
-		if utf8.RuneStart(buf[start]) && d.prefixes[buf[start:]] {
+		if utf8.RuneStart(buf[start]) && isProperPrefix(d.Literals, buf[start:]) {
 			return start
 		}
 	}
 	return -1
+}
+
+// isProperPrefix: tail is a proper prefix of one of the strings, ending at
+// one of its character boundaries (what the prefix tables hold; checked
+// directly, which for a few short strings beats hashing the tail).
+func isProperPrefix(strs []string, tail string) bool {
+	for _, s := range strs {
+		if len(tail) < len(s) && s[:len(tail)] == tail && utf8.RuneStart(s[len(tail)]) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastAnchorEnd is the end of the last non-overlapping start-anchor match, or -1.
@@ -303,6 +526,42 @@ type Parser struct {
 	pieces    strings.Builder // held text not yet joined onto buf
 	scratch   machine         // reused by every regex search of this parser
 	heldLead  bool            // the held text is all of the state's hold lead
+	heldRun   bool            // the held text is all of the state's holdRun class
+	slab      []Event         // returned events are carved from it (see publish)
+	pending   []Event         // events of the step under way (reused)
+}
+
+// slabSize is how many events one allocation holds.
+const slabSize = 32
+
+// publish hands events out as a slice of the parser's event slab: one
+// allocation per slabSize events instead of one per Feed. Each returned
+// slice is capped at its length, so a caller's append copies, and its
+// elements are never written again: the caller owns them.
+func (p *Parser) publish(events []Event) []Event {
+	n := len(events)
+	if n == 0 {
+		return []Event{}
+	}
+	if n > slabSize/2 {
+		return append([]Event(nil), events...)
+	}
+	if cap(p.slab)-len(p.slab) < n {
+		p.slab = make([]Event, 0, slabSize)
+	}
+	start := len(p.slab)
+	p.slab = append(p.slab, events...)
+	return p.slab[start : start+n : start+n]
+}
+
+// publishOne is publish of one event.
+func (p *Parser) publishOne(event Event) []Event {
+	if len(p.slab) == cap(p.slab) {
+		p.slab = make([]Event, 0, slabSize)
+	}
+	p.slab = append(p.slab, event)
+	n := len(p.slab)
+	return p.slab[n-1 : n : n]
 }
 
 // NewParser starts a parser; prefix is the prompt text sent to the model
@@ -350,6 +609,12 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 			return events, nil
 		}
 	}
+	if p.heldRun {
+		if run := p.prog.holdRuns[p.state+1]; holdsAllFast(&run.ascii, run.set, text) {
+			p.pieces.WriteString(text) // the pending match stays where it is
+			return []Event{}, nil
+		}
+	}
 	return p.feedSlowly(text)
 }
 
@@ -380,11 +645,12 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			if p.opened && p.current >= 0 { // the common case: one chunk event
 				f := p.prog.Fields[p.current]
 				p.body.WriteString(text)
-				return []Event{{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty}}, true
+				return p.publishOne(Event{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty}), true
 			}
-			events := make([]Event, 0, 2)
+			events := p.pending[:0]
 			p.route(&events, text)
-			return events, true
+			p.pending = events[:0]
+			return p.publish(events), true
 		}
 		if fast.HoldLead != nil {
 			return p.holdLeadRun(fast, text)
@@ -410,11 +676,8 @@ func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
 	if start == 0 || !holdsAll(fast.HoldLead, text[start:]) {
 		return nil, false
 	}
-	p.joinPieces()
-	for _, trigger := range fast.Triggers {
-		if strings.Contains(p.buf[p.pos:], trigger) {
-			return nil, false
-		}
+	if p.heldHasTrigger(fast) {
+		return nil, false
 	}
 	events := make([]Event, 0, 2)
 	p.appendText(text)
@@ -448,12 +711,8 @@ func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
 // releaseHeld: held lead characters followed by text with no trigger and
 // no trailing lead: nothing can match any more, all of it is routed.
 func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
-	p.joinPieces()
-	held := p.buf[p.pos:]
-	for _, trigger := range fast.Triggers {
-		if strings.Contains(held, trigger) {
-			return nil, false
-		}
+	if p.heldHasTrigger(fast) {
+		return nil, false
 	}
 	events := []Event{}
 	p.appendText(text)
@@ -465,13 +724,14 @@ func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
 }
 
 func (p *Parser) feedSlowly(text string) ([]Event, error) {
-	events := []Event{}
+	events := p.pending[:0]
 	if text != "" {
 		p.appendText(text)
 	}
 	err := p.process(&events, false)
 	p.noteHeld()
-	return events, err
+	p.pending = events[:0]
+	return p.publish(events), err
 }
 
 func (p *Parser) joinPieces() {
@@ -481,9 +741,28 @@ func (p *Parser) joinPieces() {
 	}
 }
 
+// heldHasTrigger: the held text (unjoined pieces included) holds one of
+// the fast path's triggers (single characters; a single byte cannot
+// straddle the join, a longer one is looked for in the joined text).
+func (p *Parser) heldHasTrigger(fast *FastPath) bool {
+	for _, trigger := range fast.Triggers {
+		if len(trigger) > 1 {
+			p.joinPieces()
+		}
+		if strings.Contains(p.buf[p.pos:], trigger) || strings.Contains(p.pieces.String(), trigger) {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *Parser) appendText(text string) {
-	p.joinPieces()
-	p.trim()
+	p.trim() // cuts before pos only: the same before or after the join
+	if p.pieces.Len() > 0 {
+		p.buf = p.buf + p.pieces.String() + text // one allocation for both
+		p.pieces.Reset()
+		return
+	}
 	p.buf += text
 }
 
@@ -493,6 +772,8 @@ func (p *Parser) noteHeld() {
 	p.trim()
 	fast := p.prog.fast[p.state+1]
 	p.heldLead = fast != nil && fast.HoldLead != nil && p.pos < len(p.buf) && holdsAll(fast.HoldLead, p.buf[p.pos:])
+	run := p.prog.holdRuns[p.state+1]
+	p.heldRun = run != nil && p.pos < len(p.buf) && holdsAllFast(&run.ascii, run.set, p.buf[p.pos:])
 }
 
 // Finalize ends the generation: the message and the last events.
@@ -553,16 +834,25 @@ func ParseWith(prog *Program, text, prefix string, opts ...Option) (Message, err
 	return message, err
 }
 
-// trim drops consumed text, keeping the context regex delimiters read behind.
+// trimSlack is how far (bytes) consumed text may run past the kept context
+// before trim cuts it: cutting lazily keeps trim off the per-token path.
+// Keeping more than the context changes no match: searches start at pos,
+// and nothing reads further behind it than the context.
+const trimSlack = 64
+
+// trim drops consumed text, keeping (at least) the context regex delimiters
+// read behind.
 func (p *Parser) trim() {
 	context := p.prog.Context
-	if context < 0 || p.pos == 0 {
+	if context < 0 || p.pos <= context+trimSlack {
 		return
 	}
 	cut := p.pos
-	for n := 0; n < context && cut > 0; n++ {
-		_, size := utf8.DecodeLastRuneInString(p.buf[:cut])
-		cut -= size
+	for n := 0; n < context && cut > 0; {
+		cut--
+		if utf8.RuneStart(p.buf[cut]) {
+			n++
+		}
 	}
 	if cut > 0 {
 		p.buf = p.buf[cut:]

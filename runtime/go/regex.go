@@ -37,6 +37,25 @@ type Node struct {
 	// literal just left of it, which the `regex` module searches for when
 	// the repeat gives characters back (compiler/regex/lookbehind_partial.py).
 	GiveBack string
+
+	first *firstChars // what a forward match of the node reads first (set by prepare)
+	lead  string      // a literal every forward match of the node starts with ("": none)
+}
+
+// cannotStart: a forward match of n cannot start at i (it must read a
+// character that cannot begin it, or its leading literal is not there).
+func (m *machine) cannotStart(n *Node, i int) bool {
+	if n.first == nil {
+		return false
+	}
+	if lit := n.lead; lit != "" {
+		rest := m.text[i:]
+		if len(rest) >= len(lit) {
+			return rest[:len(lit)] != lit
+		}
+		return !m.partial || rest != lit[:len(rest)]
+	}
+	return n.first.excludes(m.text, i)
 }
 
 // Regex is a compiled pattern: DOTALL, as templates use them ((?m) anchors are their own kinds).
@@ -51,6 +70,7 @@ type Regex struct {
 
 	lead     []rune
 	leadDone bool
+	starts   firstChars // the characters a match can start reading at
 }
 
 // Match is one match: byte offsets, Partial when it ran into the end of text.
@@ -325,8 +345,8 @@ func (m *machine) run(n *Node, i int, back bool, k func(int) bool) bool {
 		return false
 	case OpRepeat:
 		body := n.Subs[0]
-		if body.Op == OpSet || (body.Op == OpLit && utf8.RuneCountInString(body.Lit) == 1) {
-			return m.repeatOne(n, body, i, back, k)
+		if isOneChar(body) {
+			return m.repeatOne(n, body, i, back, nil, 0, k)
 		}
 		return m.repeat(n, 0, i, back, k)
 	}
@@ -355,6 +375,32 @@ func (m *machine) seq(items []*Node, idx int, i int, back bool, k func(int) bool
 			}
 			idx++
 			continue
+		case OpLook: // zero-width with one outcome: go on in the loop
+			matched := m.run(n.Subs[0], i, n.Behind, acceptAny)
+			if m.hit {
+				return true
+			}
+			if matched == n.Negative {
+				return false
+			}
+			idx++
+			continue
+		case OpRepeat:
+			if body := n.Subs[0]; isOneChar(body) {
+				return m.repeatOne(n, body, i, back, items, idx+1, k) // no continuation closure
+			}
+		}
+		if !back && n.first != nil {
+			// A node that cannot start here fails (an optional one is
+			// skipped) before any continuation is built.
+			if n.Op == OpRepeat && n.Min == 0 {
+				if m.cannotStart(n.Subs[0], i) {
+					idx++
+					continue
+				}
+			} else if m.cannotStart(n, i) {
+				return false
+			}
 		}
 		next := idx + 1
 		if next == len(items) {
@@ -365,8 +411,15 @@ func (m *machine) seq(items []*Node, idx int, i int, back bool, k func(int) bool
 	return k(i)
 }
 
-// repeatOne repeats a one-character body without recursion.
-func (m *machine) repeatOne(n, body *Node, i int, back bool, k func(int) bool) bool {
+func acceptAny(int) bool { return true }
+
+func isOneChar(n *Node) bool {
+	return n.Op == OpSet || (n.Op == OpLit && utf8.RuneCountInString(n.Lit) == 1)
+}
+
+// repeatOne repeats a one-character body without recursion; each end goes
+// on with items[next:] of the enclosing sequence, then k.
+func (m *machine) repeatOne(n, body *Node, i int, back bool, items []*Node, next int, k func(int) bool) bool {
 	j, count := i, 0
 	for count < n.Min {
 		j = m.step(body, j, back)
@@ -377,7 +430,7 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, k func(int) bool) b
 	}
 	if n.Lazy {
 		for {
-			if k(j) {
+			if m.seq(items, next, j, back, k) {
 				return true
 			}
 			if n.Max >= 0 && count >= n.Max {
@@ -392,7 +445,7 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, k func(int) bool) b
 	}
 	first := count
 	if back && n.GiveBack != "" {
-		return m.giveBack(n, body, i, k)
+		return m.giveBack(n, body, i, func(j int) bool { return m.seq(items, next, j, back, k) })
 	}
 	for n.Max < 0 || count < n.Max {
 		next := m.step(body, j, back)
@@ -406,7 +459,7 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, k func(int) bool) b
 		count++
 	}
 	for {
-		if k(j) {
+		if m.seq(items, next, j, back, k) {
 			return true
 		}
 		if count == first {
@@ -517,10 +570,119 @@ func (re *Regex) firstLead() []rune {
 	return re.lead
 }
 
+// firstChars is what a forward match must read first at its start: an
+// ASCII bitmap plus whether a non-ASCII character may do; any is true when
+// a match may start without reading (then every position is tried).
+type firstChars struct {
+	ascii [2]uint64
+	wide  bool
+	any   bool
+}
+
+// excludes reports that no match, complete or partial, starts at s: the
+// pattern must read text[s] first and that character cannot begin it.
+func (f *firstChars) excludes(text string, s int) bool {
+	if f.any || s >= len(text) {
+		return false
+	}
+	c := text[s]
+	if c >= utf8.RuneSelf {
+		return !f.wide
+	}
+	return f.ascii[c>>6]&(1<<(c&63)) == 0
+}
+
+// firstOf collects the characters n can read first going forward, and
+// whether n can succeed without reading. A superset is always safe:
+// look-behinds, negative lookaheads and assertions read nothing forward
+// at the start and count as empty; a positive lookahead that must read
+// stands for what follows it.
+func firstOf(n *Node, f *firstChars) (nullable bool) {
+	switch n.Op {
+	case OpLit:
+		if n.Lit == "" {
+			return true
+		}
+		if c := n.Lit[0]; c < utf8.RuneSelf {
+			f.ascii[c>>6] |= 1 << (c & 63)
+		} else {
+			f.wide = true
+		}
+		return false
+	case OpSet:
+		for i := 0; i+1 < len(n.Set); i += 2 {
+			lo, hi := n.Set[i], n.Set[i+1]
+			if hi >= utf8.RuneSelf {
+				f.wide = true
+				hi = utf8.RuneSelf - 1
+			}
+			for c := lo; c <= hi; c++ {
+				f.ascii[c>>6] |= 1 << (c & 63)
+			}
+		}
+		return false
+	case OpConcat:
+		for _, sub := range n.Subs {
+			if !firstOf(sub, f) {
+				return false
+			}
+		}
+		return true
+	case OpAlt:
+		nullable := false
+		for _, sub := range n.Subs {
+			if firstOf(sub, f) {
+				nullable = true
+			}
+		}
+		return nullable
+	case OpRepeat:
+		if n.Max == 0 {
+			return true
+		}
+		return firstOf(n.Subs[0], f) || n.Min == 0
+	case OpGroup:
+		return firstOf(n.Subs[0], f)
+	case OpLook:
+		if n.Behind || n.Negative {
+			return true
+		}
+		return firstOf(n.Subs[0], f)
+	}
+	return true // OpEmpty, OpAssert
+}
+
+// annotateFirst gives every node its firstChars.
+func annotateFirst(n *Node) {
+	for _, sub := range n.Subs {
+		annotateFirst(sub)
+	}
+	f := &firstChars{}
+	f.any = firstOf(n, f)
+	n.first = f
+	switch n.Op {
+	case OpLit:
+		n.lead = n.Lit
+	case OpConcat:
+		if len(n.Subs) > 0 {
+			n.lead = n.Subs[0].lead
+		}
+	case OpGroup:
+		n.lead = n.Subs[0].lead
+	case OpRepeat:
+		if n.Min > 0 {
+			n.lead = n.Subs[0].lead
+		}
+	}
+}
+
 // prepare computes what Search reads of the pattern; Program.Init calls it
 // so parsers on several goroutines only read.
 func (re *Regex) prepare() {
 	re.leadDone = true
+	re.starts = firstChars{}
+	re.starts.any = firstOf(re.Root, &re.starts)
+	annotateFirst(re.Root)
 	n := re.Root
 	if n.Op == OpConcat && len(n.Subs) > 0 {
 		n = n.Subs[0]
@@ -561,8 +723,8 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 	for s := pos; ; {
 		m.resetCaps()
 		m.start = s
-		if re.skippable(text, pos, s, lead) && s != m.noEmpty {
-			// tried from the run's start already
+		if re.skippable(text, pos, s, lead) && s != m.noEmpty || re.starts.excludes(text, s) {
+			// tried from the run's start already, or no match starts here
 		} else if m.run(re.Root, s, false, m.accept) {
 			return m.complete(s)
 		}
@@ -580,7 +742,7 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 		m.resetCaps()
 		m.hit = false
 		m.start = s
-		if !re.skippable(text, pos, s, lead) && re.attempted(text, s) {
+		if !re.skippable(text, pos, s, lead) && !re.starts.excludes(text, s) && re.attempted(text, s) {
 			m.run(re.Root, s, false, m.accept)
 		}
 		if m.hit {
