@@ -591,13 +591,18 @@ class Pattern:
         "prefix_firsts",
         "longest",
         "simple",
+        "branches",
     )
 
     grows_at_edge = True
     literals = None
 
-    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False):
+    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False, branches=None):
         self.pattern = pattern
+        # Per alternative: (trigger strings, exact, lead or None), for the
+        # Scanner's prefix rules (compiler/branch_analysis.py); None: the
+        # whole pattern is one rule.
+        self.branches = branches
         rx = regex_module()
         self.compiled = rx.compile(pattern, rx.DOTALL)
         self.group_names = tuple(self.compiled.groupindex)
@@ -783,6 +788,18 @@ class Leads:
 PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
 
 
+def prefix_rules(delim):
+    """(trigger strings, exact, lead or None) per part of a delimiter: one
+    for literals and most patterns, one per alternative for patterns the
+    compiler read branch by branch."""
+    if delim.literals is not None:
+        return ((delim.literals, True, None),)
+    if delim.branches is not None:
+        return delim.branches
+    exact = delim.exact
+    return ((delim.triggers, exact, delim.first_lead if exact and delim.leads else None),)
+
+
 class Scanner:
     """A state's watched delimiters as one lexer over the unconsumed tail.
 
@@ -819,14 +836,7 @@ class Scanner:
     def __init__(self, watch, fast):
         strings = []
         prefixes = {}
-        for _kind, _index, delim in watch:
-            if delim.literals is not None:
-                owned, lead = delim.literals, None
-                exact = True
-            else:
-                owned = delim.triggers
-                exact = delim.exact
-                lead = delim.first_lead if exact and delim.leads else None
+        for owned, exact, lead in (rule for _kind, _index, delim in watch for rule in prefix_rules(delim)):
             for string in owned:
                 strings.append(string)
                 for size in range(1, len(string)):

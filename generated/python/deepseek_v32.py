@@ -79,7 +79,15 @@ REASONING_CONTENT_OPEN = Pattern(
     "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("</think>|(?=\\s*<｜DSML｜function_calls>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "</think>|(?=\\s*<｜DSML｜function_calls>)",
+    triggers=["</think>", "<｜DSML｜function_calls>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<｜DSML｜function_calls>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     '\\s*(?:<｜DSML｜function_calls>\\s*)?<｜DSML｜invoke\\s+name="(?P<name>[^"]+)"\\s*>',
@@ -157,6 +165,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
     }
 
 
