@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from .analysis import Lead, _class_chars, _items, _lead, _NoFastPath, _MAX_SET
 from .ir import Delimiter, LiteralDelimiter, RegexDelimiter
 from .regex.analysis import has_lazy
+from .regex.nodes import BOS, START, walk
 from .regex.nodes import Alt, Anchor, Char, Class, Concat, Group, Look, Node, Repeat
 
 _MAX_BRANCHES = 16
@@ -58,10 +59,14 @@ class StateHint:
     hold_lead: Lead | None
 
 
-def _first(items: list[Node]) -> tuple[set[str], bool]:
+def _first(items: list[Node], crossed: list | None = None) -> tuple[set[str], bool]:
     """analysis._first, reading through look-arounds: a positive look-ahead
     gives its body's strings (the text there starts with them), other
-    look-arounds and anchors are zero-width and skipped."""
+    look-arounds and anchors are zero-width and skipped. Each look-around
+    or anchor read on the way is added to `crossed` (then the branch is not
+    exact: a test before the trigger may refuse a partial match)."""
+    if crossed is None:
+        crossed = []
     strings: set[str] = set()
     for index, node in enumerate(items):
         if isinstance(node, Char) and not node.icase:
@@ -72,38 +77,37 @@ def _first(items: list[Node]) -> tuple[set[str], bool]:
                 run.append(following.char)
             strings.add("".join(run))
             return strings, False
-        item_strings, nullable = _first_item(node)
+        item_strings, nullable = _first_item(node, crossed)
         strings |= item_strings
         if not nullable:
             return strings, False
     return strings, True
 
 
-def _first_item(node: Node) -> tuple[set[str], bool]:
+def _first_item(node: Node, crossed: list) -> tuple[set[str], bool]:
     if isinstance(node, Class):
         return _class_chars(node), False
-    if isinstance(node, Look):
-        if node.behind or node.negative:
+    if isinstance(node, (Look, Anchor)):
+        crossed.append(node)
+        if isinstance(node, Anchor) or node.behind or node.negative:
             return set(), True
-        return _first(_items(node.body))
-    if isinstance(node, Anchor):
-        return set(), True
+        return _first(_items(node.body), crossed)
     if isinstance(node, Group):
-        return _first(_items(node.body))
+        return _first(_items(node.body), crossed)
     if isinstance(node, Concat):
-        return _first(list(node.items))
+        return _first(list(node.items), crossed)
     if isinstance(node, Alt):
         strings: set[str] = set()
         nullable = False
         for branch in node.branches:
-            branch_strings, branch_nullable = _first(_items(branch))
+            branch_strings, branch_nullable = _first(_items(branch), crossed)
             strings |= branch_strings
             nullable = nullable or branch_nullable
         return strings, nullable
     if isinstance(node, Repeat):
         if node.max == 0:
             return set(), True
-        strings, nullable = _first(_items(node.body))
+        strings, nullable = _first(_items(node.body), crossed)
         return strings, nullable or node.min == 0
     raise _NoFastPath  # ".", categories, case folding
 
@@ -163,9 +167,10 @@ def _branch(items: list[Node]) -> list[Branch]:
         optional_leads = optional_leads and found[2]
         leads.append(found[0])
         items = items[1:]
-    triggers, nullable = _first(items)
-    if any(isinstance(item, (Look, Anchor)) for item in items[:1]):
-        skipped = True  # a look-around between the leads and the trigger
+    crossed: list = []
+    triggers, nullable = _first(items, crossed)
+    if crossed:
+        skipped = True  # a look-around or anchor between the leads and the trigger
     if nullable or not triggers or len(triggers) > _MAX_SET:
         raise _NoFastPath
     exact = (
@@ -174,9 +179,24 @@ def _branch(items: list[Node]) -> list[Branch]:
     return [Branch(tuple(sorted(triggers)), tuple(leads), hold_lead if exact else None, exact)]
 
 
+def _anchor_in_lookbehind(node: Node) -> bool:
+    """Whether a look-behind holds an anchor (`(?<=^\\s*\\[.*\\))`): the `regex`
+    module then reports partial matches that end in no trigger string
+    (llama4_pythonic's open, seen against the reference), so such a
+    delimiter keeps the plain search."""
+    for look in walk(node):
+        if isinstance(look, Look) and look.behind and any(
+            isinstance(n, Anchor) and n.kind in (BOS, START) for n in walk(look.body)
+        ):
+            return True
+    return False
+
+
 def branch_hint(delim: Delimiter | None) -> BranchHint | None:
     """The branches of a regex delimiter, or None when one cannot be bounded."""
     if not isinstance(delim, RegexDelimiter) or delim.ast is None or has_lazy(delim.ast):
+        return None
+    if _anchor_in_lookbehind(delim.ast.body):
         return None
     try:
         branches: list[Branch] = []

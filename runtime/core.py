@@ -53,11 +53,26 @@ works like a lexer over the text not yet consumed (the tail):
    many small tool calls repeat the same few tails at every call.
 5. Transitions. Opening and closing a region (content parsers, transforms,
    tool typing) run the single definitions below (`parse_*`, `Placeholder`,
-   `apply_transform`, `type_tool_calls`), shared with every template.
+   `apply_transform`, `type_tool_calls`), shared with every template; the
+   regexes content parsers build from their arguments are compiled once
+   per process (`compiled_regex`). Right after a transition the new state's
+   scanner answers for the rest of the buffer (`_settle`), so a call body
+   that arrives with its open is routed without a search.
 
-States without a scanner (a delimiter the analysis cannot bound: `^`
-anchors, look-arounds before the trigger, lazy repeats) always take the
-general step; so do templates whose look-behinds are unbounded.
+Alternatives. Where the whole-pattern analysis gives up (a look-behind, a
+look-ahead or an anchor where an alternative starts: `</think>|(?=\s*<tool_call>)`,
+`(?<=\})\s*</tool_call>`), the Python backend reads each alternative on its
+own (compiler/branch_analysis.py) and gives the pattern its trigger strings
+and one prefix rule per alternative (`Pattern.branches`, `prefix_rules`):
+an exact alternative holds a trigger prefix (or the run of its lead before
+it) as a partial match; an inexact one sends the tail to the general search.
+Templates whose look-behinds are unbounded keep all of the text (CONTEXT
+-1): on the common path the routed tokens join the buffer only when the
+general step needs it (`_materialize`).
+
+States without a scanner (a delimiter no analysis can bound: a look-behind
+only, as in `(?<=</function>)`, `\s*\Z` alternatives, lazy repeats, a
+trigger that starts with a lead character) always take the general step.
 """
 
 import inspect
@@ -75,6 +90,35 @@ def regex_module():
 
         _REGEX = regex
     return _REGEX
+
+
+_COMPILED = {}
+
+
+def compiled_regex(pattern, dotall=False):
+    """`regex.compile(pattern)` (with DOTALL when asked), kept per process:
+    content parsers run at every close, and the `regex` module's own cache
+    lookup costs more than the short bodies they parse."""
+    key = (pattern, dotall)
+    compiled = _COMPILED.get(key)
+    if compiled is None:
+        rx = regex_module()
+        compiled = rx.compile(pattern, rx.DOTALL) if dotall else rx.compile(pattern)
+        if len(_COMPILED) < 4096:
+            _COMPILED[key] = compiled
+    return compiled
+
+
+def string_delim_regex(open_delim, close_delim):
+    """A json `string_delims` pair as one regex: open, the shortest text, close."""
+    key = ("string_delims", open_delim, close_delim)
+    compiled = _COMPILED.get(key)
+    if compiled is None:
+        rx = regex_module()
+        compiled = compiled_regex(rx.escape(open_delim) + r"(.*?)" + rx.escape(close_delim), dotall=True)
+        if len(_COMPILED) < 4096:
+            _COMPILED[key] = compiled
+    return compiled
 
 
 # --------------------------------------------------------------------------
@@ -128,7 +172,6 @@ def parse_json(text, args):
     working = text
     strings = []
     if string_delims:
-        rx = regex_module()
 
         def stash(match):
             strings.append(match.group(1))
@@ -137,11 +180,10 @@ def parse_json(text, args):
         # Pair by pair, non-greedy, across newlines [content.json.string_delims.parsed,
         # content.json.string_delims.several]
         for open_delim, close_delim in string_delims:
-            pattern = rx.escape(open_delim) + r"(.*?)" + rx.escape(close_delim)
-            working = rx.sub(pattern, stash, working, flags=rx.DOTALL)
+            working = string_delim_regex(open_delim, close_delim).sub(stash, working)
     # Only a \w+ key right after "{" or "," [content.json.unquoted_keys.quoted]
     if args.get("unquoted_keys", False):
-        working = regex_module().sub(r"(?<=[{,])(\w+):", r'"\1":', working)
+        working = compiled_regex(r"(?<=[{,])(\w+):").sub(r'"\1":', working)
     for index, value in enumerate(strings):
         working = working.replace(f"{_SENTINEL_OPEN}{index}{_SENTINEL_CLOSE}", json.dumps(value))
     try:
@@ -171,9 +213,8 @@ def parse_xml_inline(text, args):
         raise ValueError("xml-inline: 'tag_pattern' content_arg is required")
     value_parser = args.get("value_parser")
     merge = args.get("merge_duplicates", False)
-    rx = regex_module()
     out = {}
-    for match in rx.finditer(tag_pattern, text, flags=rx.DOTALL):
+    for match in compiled_regex(tag_pattern, dotall=True).finditer(text):
         groups = match.groupdict()
         key = groups.get("key")
         if key is None:  # absent or not taking part [error.feed.xml-no-key-group]
@@ -786,6 +827,7 @@ class Leads:
 
 
 PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
+SETTLE_LIMIT = 1024  # longest rest after a transition the scanner answers for (see _settle)
 
 
 def prefix_rules(delim):
@@ -1214,6 +1256,8 @@ class StreamParser:
             skipped_size = sum(map(len, body[since:])) if skipped > 1 else len(body[-1])
             if context > 0:
                 kept = (old + "".join(body[max(since, len(body) - context) :]))[-context:]
+            elif context < 0:
+                kept = old + "".join(body[since:])  # unbounded look-behind: all of it
             else:
                 kept = ""
             self._base += len(old) + skipped_size - len(kept)
@@ -1418,6 +1462,8 @@ class StreamParser:
                     self._close(events)
                     if not had_text and start == end:
                         break  # a zero-width close of an empty region would fire forever
+                if not eos and self._settle(events):
+                    break
                 continue
             if eos:
                 if self._pos < len(self._buf):
@@ -1429,6 +1475,30 @@ class StreamParser:
                 self._route(events, self._buf[self._pos : hold])
                 self._pos = hold
             break
+
+    def _settle(self, events):
+        """After a transition, before any search: the new state's scanner
+        answers the hold-back question for the rest of the buffer when it
+        can (no trigger string in it), as on the common path. True when it
+        did (the rest is routed up to the hold), False when only the
+        delimiters' search can tell."""
+        scanner = self._scanner
+        if scanner is None:
+            return False
+        pos = self._pos
+        buf = self._buf
+        size = len(buf)
+        if pos >= size:
+            return True
+        if size - pos > SETTLE_LIMIT:
+            return False  # whole-text parsing: the search finds the next delimiter once
+        hold = scanner.hold(buf[pos:] if pos else buf)
+        if hold < 0:
+            return False
+        if hold:
+            self._route(events, buf[pos : pos + hold])
+            self._pos = pos + hold
+        return True
 
     def _route(self, events, text):
         """Text goes to the current region (nothing to the null sink)."""

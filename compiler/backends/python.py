@@ -53,11 +53,11 @@ def _branches_code(delim, hint, leads: dict) -> str:
     return f"Pattern({', '.join(args)})"
 
 
-def _delimiter_code(delim, leads: dict | None = None, context: int = -1) -> str:
+def _delimiter_code(delim, leads: dict | None = None) -> str:
     if isinstance(delim, LiteralDelimiter):
         return f"Literals({python_literal(list(delim.literals))}, grows_at_edge={delim.grows_at_edge})"
     hint = delim.hint
-    if hint is None and leads is not None and context >= 0:
+    if hint is None and leads is not None:
         branches = branch_hint(delim)
         if branches is not None:
             return _branches_code(delim, branches, leads)
@@ -99,9 +99,8 @@ def render(program: Program, *, vendored: bool = False) -> str:
     hints = [state.fast for state in program.states] + [
         d.hint for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", None) is not None
     ]
-    if program.context >= 0:
-        hints += [branch_hint(d) for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", 1) is None]
-        hints += [_state_fast(program, state) for state in program.states if state.fast is None]
+    hints += [branch_hint(d) for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", 1) is None]
+    hints += [_state_fast(program, state) for state in program.states if state.fast is None]
     for hint in hints:
         if hint is not None:
             for lead in hint.leads:
@@ -119,7 +118,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
                 var = f"{var}_{field.index}"
             used.add(var)
             delimiter_vars[(kind, field.index)] = var
-            delimiters.append({"var": var, "code": _delimiter_code(delim, leads, program.context), "path": delim.path})
+            delimiters.append({"var": var, "code": _delimiter_code(delim, leads), "path": delim.path})
     fields = []
     for field in program.fields:
         args = []
@@ -151,7 +150,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
         region = "implicit region" if state.region is None else names[state.region]
         comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
         fast = None
-        plan = state.fast if state.fast is not None or program.context < 0 else _state_fast(program, state)
+        plan = state.fast if state.fast is not None else _state_fast(program, state)
         if plan is not None:
             fast = f"FastPath({python_literal(''.join(plan.triggers))}"
             if plan.leads:

@@ -103,7 +103,7 @@ CONTENT_OPEN = Pattern(
     "\\s*(?:<\\|start\\|>assistant\\s*)?(?<!to=(?!assistant\\b)[^\\s<]{1,200}\\s{0,20})<\\|channel\\|>(?:final|commentary)\\s*<\\|message\\|>",
     triggers=["<|channel|>", "<|start|>assistant"],
     leads=(LEAD_0,),
-    branches=((["<|channel|>", "<|start|>assistant"], True, LEAD_0),),
+    branches=((["<|channel|>", "<|start|>assistant"], False, None),),
 )
 # fields.content.close
 CONTENT_CLOSE = Literals(["<|return|>", "<|end|>"], grows_at_edge=False)
