@@ -873,6 +873,7 @@ class Scanner:
         "plain",
         "lead_end",
         "holds",
+        "lead_triggers",
     )
 
     def __init__(self, watch, fast):
@@ -909,6 +910,10 @@ class Scanner:
         # token -> where that run starts.
         self.lead_end = {}
         self.holds = {}  # short tail -> hold (see hold)
+        # One-character trigger strings that are lead characters too (the
+        # `\n` of `[ \t]*\n`): text holding one is never a lead run to
+        # skip (see of_state, StreamParser._feed_general and _note_held).
+        self.lead_triggers = ""
 
     def learn(self, token):
         """Remember a plain token (up to a bound on the table's size)."""
@@ -925,8 +930,13 @@ class Scanner:
             if delim.literals is None and delim.triggers is None:
                 return None
         scanner = cls(watch, fast)
-        if any(scanner.leads.holds_char(char) for char in scanner.firsts):
-            return None
+        overlap = "".join(char for char in scanner.firsts if scanner.leads.holds_char(char))
+        if overlap:
+            # Only one-character triggers may be lead characters: they have
+            # no prefixes, so a tail holding one always takes the search.
+            if any(string[0] in overlap and len(string) > 1 for string in scanner.strings):
+                return None
+            scanner.lead_triggers = overlap
         return scanner
 
     def hold(self, tail):
@@ -971,6 +981,13 @@ class Scanner:
                 return -1
             return start
         return size
+
+    def lead_triggers_in(self, text):
+        """Whether `text` holds a trigger string that is a lead character."""
+        for char in self.lead_triggers:
+            if char in text:
+                return True
+        return False
 
     @staticmethod
     def _extend(tail, at, rule):
@@ -1219,7 +1236,7 @@ class StreamParser:
             self._append(text)
             pos = self._pos
         else:
-            if self._held_in_lead and scanner.hold_lead.holds(text):
+            if self._held_in_lead and scanner.hold_lead.holds(text) and not scanner.lead_triggers_in(text):
                 self._pieces.append(text)  # the pending match stays where it is
                 return []
             self._append(text)
@@ -1316,7 +1333,9 @@ class StreamParser:
         lead = scanner.hold_lead
         pos, buf = self._pos, self._buf
         held = buf[pos:] if pos < len(buf) else ""
-        in_lead = not held or (lead is not None and not self._pieces and lead.holds(held))
+        in_lead = not held or (
+            lead is not None and not self._pieces and lead.holds(held) and not scanner.lead_triggers_in(held)
+        )
         if in_lead and self._opened and self._current is not None:
             if held:
                 self._pieces = [held]

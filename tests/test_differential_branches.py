@@ -64,6 +64,44 @@ SHAPES = [
 ]
 
 
+# A call opened by a newline after `)` (olmo3's pythonic calls): the trigger
+# `\n` is a lead character of the content close, so the implicit state's
+# scanner must never skip a whitespace run holding it.
+NEWLINE_TRIGGER = {
+    "version": 1,
+    "start_anchor": "<|assistant|>",
+    "fields": {
+        "tool_calls": {
+            "open_pattern": r"(?:\s*<calls>|(?<=\))[ \t]*\n)\s*(?P<name>[a-z]+)\(",
+            "close_pattern": r"\)(?=[ \t]*\n\s*[a-z]+\()|\)\s*</calls>",
+            "repeats": True,
+            "transform": {"name": "{name}", "arguments": "{content}"},
+        },
+        "content": {"close_pattern": r"\s*<end>\s*"},
+    },
+}
+
+SHAPES.append(
+    Shape(
+        "newline_trigger",
+        NEWLINE_TRIGGER,
+        blocks=["Use f(x)\n  g(", "y)\n", "<calls>f(a)\n g(b)</calls>", "text \n\n", "a)\n\n  b(c) ", " <end>", "x) \t\nword"],
+        noise=WHITESPACE_TOKENS + [")", ")\n", " \n", "\n\n", "f(", "word\n  "],
+        prefixes=["", "<|assistant|>", "<|user|>hi<|assistant|>call f(1)"],
+    )
+)
+
+
+def test_newline_trigger_shape_has_a_scanner(compiled):
+    """The implicit state of the newline-trigger shape gets a scanner whose
+    lead triggers hold the newline (runtime/core.py, Scanner.of_state)."""
+    from runtime.core import Scanner
+
+    parser = compiled(SHAPES[1]).ResponseParser
+    scanner = Scanner.of_state(parser.WATCH[-1], parser.FAST.get(-1))
+    assert scanner is not None and "\n" in scanner.lead_triggers
+
+
 def test_every_delimiter_gets_branch_hints(compiled):
     """The shape exercises the hints: each regex delimiter is read branch by
     branch, and every state gets a scanner (runtime/core.py)."""

@@ -105,7 +105,7 @@ EXAMINED_BOUND = {
     "content_newline": 7,
     "reasoning_space": 4,
     "reasoning_newline": 3,
-    "code": 7,
+    "code": 9,  # olmo3: its newline trigger sends every newline token to the scanner and the search
     "lone_lt": 10,
     "prefixes": 18,
     "calls": 18,
