@@ -371,9 +371,9 @@ def merge_parts(paths: list[Path], out: Path) -> int:
     growth = {name: value for part in parts for name, value in part["growth"].items()}
     failures = [failure for part in parts for failure in part["failures"]]
     lines = [line for part in parts for line in part["lines"]]
-    lines.append(
-        f"merged from {len(parts)} parts run side by side: {len(rows)} measurements, {len(failures)} below target"
-    )
+    lines = [line for line in lines if not line.startswith("  BELOW TARGET:") and " measurements, " not in line]
+    lines.append(f"\nmerged from {len(parts)} parts: {len(rows)} measurements, {len(failures)} below target")
+    lines += [f"  BELOW TARGET: {failure}" for failure in failures]
     results = {
         **{key: first[key] for key in ("machine", "mode", "repeat", "shape_tokens", "targets")},
         "seconds": max(part["seconds"] for part in parts),

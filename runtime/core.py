@@ -72,7 +72,10 @@ general step needs it (`_materialize`).
 
 States without a scanner (a delimiter no analysis can bound: a look-behind
 only, as in `(?<=</function>)`, `\s*\Z` alternatives, lazy repeats, a
-trigger that starts with a lead character) always take the general step.
+trigger of several characters that starts with a lead character) always take
+the general step. A one-character trigger that is a lead character (the
+newline of `[ \\t]*\\n`) is allowed: text holding it always takes the search
+and is never a held lead run (`Scanner.lead_triggers`).
 """
 
 import inspect
