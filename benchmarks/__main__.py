@@ -229,7 +229,11 @@ def table(rows: list[dict], growth: dict) -> str:
     shapes = [name for name in TARGETS if any(r["shape"] == name for r in rows)]
     head = "| template | " + " | ".join(shapes) + (" | growth 8k->128k |" if growth else " |")
     lines = [head, "|---|" + "---:|" * (len(shapes) + (1 if growth else 0))]
-    lines.append("| *target* | " + " | ".join(f"*>= {TARGETS[s]:g}*" for s in shapes) + (f" | *<= {GROWTH_TARGET}* |" if growth else " |"))
+    lines.append(
+        "| *target* | "
+        + " | ".join(f"*>= {TARGETS[s]:g}*" for s in shapes)
+        + (f" | *<= {GROWTH_TARGET}* |" if growth else " |")
+    )
     for name in dict.fromkeys(r["template"] for r in rows):
         cells = []
         for shape in shapes:
@@ -238,7 +242,9 @@ def table(rows: list[dict], growth: dict) -> str:
                 cells.append("n/a")
             else:
                 cell = f"{row['ratio']:.1f}"
-                cells.append(cell if row["status"] == "met" else f"**{cell}**" + ("!" if row["status"] == "MISMATCH" else ""))
+                cells.append(
+                    cell if row["status"] == "met" else f"**{cell}**" + ("!" if row["status"] == "MISMATCH" else "")
+                )
         if growth:
             value = growth.get(name)
             cells.append("n/a" if value is None else (f"{value:.2f}" if value <= GROWTH_TARGET else f"**{value:.2f}**"))
@@ -254,7 +260,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shapes", nargs="*", default=None, help=f"default: all ({', '.join(TARGETS)})")
     parser.add_argument("--tokens", type=int, default=SHAPE_TOKENS, help="tokens per shape stream")
     parser.add_argument("--out", type=Path, default=HERE)
+    parser.add_argument(
+        "--part", type=Path, default=None, help="also write this run's results (any selection) as JSON here"
+    )
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="merge --part files (runs over disjoint template lists) into --out's results.json, table.md, latest.txt, plot.png",
+    )
     args = parser.parse_args(argv)
+    if args.merge:
+        return merge_parts(args.merge, args.out)
     repeat = args.repeat or (1 if args.quick else 2)
     names = args.templates or template_names()
     wanted = set(args.shapes or TARGETS)
@@ -265,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         print(text, flush=True)
         lines.append(text)
 
-    say(f"{'template':<15}{'shape':<19}{'tokens':>8}{'ref ns/tok':>12}{'ours ns/tok':>12}{'ratio':>9}{'target':>8}  status")
+    say(
+        f"{'template':<15}{'shape':<19}{'tokens':>8}{'ref ns/tok':>12}{'ours ns/tok':>12}{'ratio':>9}{'target':>8}  status"
+    )
     rows: list[dict] = []
     growth: dict[str, float] = {}
     for name in names:
@@ -290,8 +310,10 @@ def main(argv: list[str] | None = None) -> int:
             large = next((r for r in mixed if r["shape"] == "whole_128k"), None)
             if small and large and "compiled_stream_ns_per_token" in large:
                 growth[name] = large["compiled_stream_ns_per_token"] / small["compiled_stream_ns_per_token"]
-                say(f"{name:<15}{'growth 8k->128k':<19}{'':>8}{'':>12}{'':>12}{growth[name]:>9.2f}{GROWTH_TARGET:>8}  "
-                    + ("met" if growth[name] <= GROWTH_TARGET else "below"))
+                say(
+                    f"{name:<15}{'growth 8k->128k':<19}{'':>8}{'':>12}{'':>12}{growth[name]:>9.2f}{GROWTH_TARGET:>8}  "
+                    + ("met" if growth[name] <= GROWTH_TARGET else "below")
+                )
             del by_length
 
     failures = [f"{r['template']}/{r['shape']} ({r['status']})" for r in rows if r["status"] in ("below", "MISMATCH")]
@@ -300,7 +322,9 @@ def main(argv: list[str] | None = None) -> int:
     failures += [f"{r['template']}/prose_distance_to_floor" for r in floors if r["distance_to_floor"] > FLOOR_TARGET]
     say()
     for r in floors:
-        say(f"floor {r['template']:<15} {r['floor_ns_per_token']:6.0f} ns/token; compiled prose {r['distance_to_floor']:.2f}x that (target <= {FLOOR_TARGET})")
+        say(
+            f"floor {r['template']:<15} {r['floor_ns_per_token']:6.0f} ns/token; compiled prose {r['distance_to_floor']:.2f}x that (target <= {FLOOR_TARGET})"
+        )
     elapsed = time.perf_counter() - started
     not_applicable = [f"{r['template']}/{r['shape']}: {r['note']}" for r in rows if r["status"] == "n/a"]
     if not_applicable:
@@ -321,18 +345,56 @@ def main(argv: list[str] | None = None) -> int:
         "growth": growth,
         "failures": failures,
     }
+    if args.part is not None:
+        args.part.write_text(json.dumps({**results, "lines": lines}, indent=1) + "\n", encoding="utf-8")
     if args.templates is None and args.shapes is None:
-        (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-        (args.out / "table.md").write_text(table(rows, growth), encoding="utf-8")
-        (args.out / "latest.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        if plot(rows, args.out / "plot.png"):
-            print(f"wrote {args.out / 'results.json'}, table.md, latest.txt and plot.png")
+        write_outputs(results, lines, args.out)
+    return 1 if failures else 0
+
+
+def write_outputs(results: dict, lines: list[str], out: Path) -> None:
+    (out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    (out / "table.md").write_text(table(results["rows"], results["growth"]), encoding="utf-8")
+    (out / "latest.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if plot(results["rows"], out / "plot.png"):
+        print(f"wrote {out / 'results.json'}, table.md, latest.txt and plot.png")
+
+
+def merge_parts(paths: list[Path], out: Path) -> int:
+    """One result set from runs over parts of the template list (run side by
+    side on a shared machine, each timed in its own process's CPU time)."""
+    parts = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+    first = parts[0]
+    rows = [row for part in parts for row in part["rows"]]
+    names = template_names()
+    rows.sort(key=lambda row: names.index(row["template"]) if row["template"] in names else len(names))
+    growth = {name: value for part in parts for name, value in part["growth"].items()}
+    failures = [failure for part in parts for failure in part["failures"]]
+    lines = [line for part in parts for line in part["lines"]]
+    lines = [line for line in lines if not line.startswith("  BELOW TARGET:") and " measurements, " not in line]
+    lines.append(f"\nmerged from {len(parts)} parts: {len(rows)} measurements, {len(failures)} below target")
+    lines += [f"  BELOW TARGET: {failure}" for failure in failures]
+    results = {
+        **{key: first[key] for key in ("machine", "mode", "repeat", "shape_tokens", "targets")},
+        "seconds": max(part["seconds"] for part in parts),
+        "parts": len(parts),
+        "rows": rows,
+        "growth": growth,
+        "failures": failures,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    write_outputs(results, lines, out)
+    print(f"{len(rows)} measurements, {len(failures)} below target")
+    for failure in failures:
+        print(f"  BELOW TARGET: {failure}")
     return 1 if failures else 0
 
 
 def _print_row(say, row: dict) -> None:
     if "ratio" not in row:
-        say(f"{row['template']:<15}{row['shape']:<19}{'':>8}{'':>12}{'':>12}{'':>9}{'':>8}  {row['status']}: {row['note']}")
+        say(
+            f"{row['template']:<15}{row['shape']:<19}{'':>8}{'':>12}{'':>12}{'':>9}{'':>8}  {row['status']}: {row['note']}"
+        )
         return
     say(
         f"{row['template']:<15}{row['shape']:<19}{row['tokens']:>8}{row['reference_ns_per_token']:>12.0f}"

@@ -53,11 +53,29 @@ works like a lexer over the text not yet consumed (the tail):
    many small tool calls repeat the same few tails at every call.
 5. Transitions. Opening and closing a region (content parsers, transforms,
    tool typing) run the single definitions below (`parse_*`, `Placeholder`,
-   `apply_transform`, `type_tool_calls`), shared with every template.
+   `apply_transform`, `type_tool_calls`), shared with every template; the
+   regexes content parsers build from their arguments are compiled once
+   per process (`compiled_regex`). Right after a transition the new state's
+   scanner answers for the rest of the buffer (`_settle`), so a call body
+   that arrives with its open is routed without a search.
 
-States without a scanner (a delimiter the analysis cannot bound: `^`
-anchors, look-arounds before the trigger, lazy repeats) always take the
-general step; so do templates whose look-behinds are unbounded.
+Alternatives. Where the whole-pattern analysis gives up (a look-behind, a
+look-ahead or an anchor where an alternative starts: `</think>|(?=\s*<tool_call>)`,
+`(?<=\})\s*</tool_call>`), the Python backend reads each alternative on its
+own (compiler/branch_analysis.py) and gives the pattern its trigger strings
+and one prefix rule per alternative (`Pattern.branches`, `prefix_rules`):
+an exact alternative holds a trigger prefix (or the run of its lead before
+it) as a partial match; an inexact one sends the tail to the general search.
+Templates whose look-behinds are unbounded keep all of the text (CONTEXT
+-1): on the common path the routed tokens join the buffer only when the
+general step needs it (`_materialize`).
+
+States without a scanner (a delimiter no analysis can bound: a look-behind
+only, as in `(?<=</function>)`, `\s*\Z` alternatives, lazy repeats, a
+trigger of several characters that starts with a lead character) always take
+the general step. A one-character trigger that is a lead character (the
+newline of `[ \\t]*\\n`) is allowed: text holding it always takes the search
+and is never a held lead run (`Scanner.lead_triggers`).
 """
 
 import inspect
@@ -75,6 +93,35 @@ def regex_module():
 
         _REGEX = regex
     return _REGEX
+
+
+_COMPILED = {}
+
+
+def compiled_regex(pattern, dotall=False):
+    """`regex.compile(pattern)` (with DOTALL when asked), kept per process:
+    content parsers run at every close, and the `regex` module's own cache
+    lookup costs more than the short bodies they parse."""
+    key = (pattern, dotall)
+    compiled = _COMPILED.get(key)
+    if compiled is None:
+        rx = regex_module()
+        compiled = rx.compile(pattern, rx.DOTALL) if dotall else rx.compile(pattern)
+        if len(_COMPILED) < 4096:
+            _COMPILED[key] = compiled
+    return compiled
+
+
+def string_delim_regex(open_delim, close_delim):
+    """A json `string_delims` pair as one regex: open, the shortest text, close."""
+    key = ("string_delims", open_delim, close_delim)
+    compiled = _COMPILED.get(key)
+    if compiled is None:
+        rx = regex_module()
+        compiled = compiled_regex(rx.escape(open_delim) + r"(.*?)" + rx.escape(close_delim), dotall=True)
+        if len(_COMPILED) < 4096:
+            _COMPILED[key] = compiled
+    return compiled
 
 
 # --------------------------------------------------------------------------
@@ -128,7 +175,6 @@ def parse_json(text, args):
     working = text
     strings = []
     if string_delims:
-        rx = regex_module()
 
         def stash(match):
             strings.append(match.group(1))
@@ -137,11 +183,10 @@ def parse_json(text, args):
         # Pair by pair, non-greedy, across newlines [content.json.string_delims.parsed,
         # content.json.string_delims.several]
         for open_delim, close_delim in string_delims:
-            pattern = rx.escape(open_delim) + r"(.*?)" + rx.escape(close_delim)
-            working = rx.sub(pattern, stash, working, flags=rx.DOTALL)
+            working = string_delim_regex(open_delim, close_delim).sub(stash, working)
     # Only a \w+ key right after "{" or "," [content.json.unquoted_keys.quoted]
     if args.get("unquoted_keys", False):
-        working = regex_module().sub(r"(?<=[{,])(\w+):", r'"\1":', working)
+        working = compiled_regex(r"(?<=[{,])(\w+):").sub(r'"\1":', working)
     for index, value in enumerate(strings):
         working = working.replace(f"{_SENTINEL_OPEN}{index}{_SENTINEL_CLOSE}", json.dumps(value))
     try:
@@ -171,9 +216,8 @@ def parse_xml_inline(text, args):
         raise ValueError("xml-inline: 'tag_pattern' content_arg is required")
     value_parser = args.get("value_parser")
     merge = args.get("merge_duplicates", False)
-    rx = regex_module()
     out = {}
-    for match in rx.finditer(tag_pattern, text, flags=rx.DOTALL):
+    for match in compiled_regex(tag_pattern, dotall=True).finditer(text):
         groups = match.groupdict()
         key = groups.get("key")
         if key is None:  # absent or not taking part [error.feed.xml-no-key-group]
@@ -591,13 +635,18 @@ class Pattern:
         "prefix_firsts",
         "longest",
         "simple",
+        "branches",
     )
 
     grows_at_edge = True
     literals = None
 
-    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False):
+    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False, branches=None):
         self.pattern = pattern
+        # Per alternative: (trigger strings, exact, lead or None), for the
+        # Scanner's prefix rules (compiler/branch_analysis.py); None: the
+        # whole pattern is one rule.
+        self.branches = branches
         rx = regex_module()
         self.compiled = rx.compile(pattern, rx.DOTALL)
         self.group_names = tuple(self.compiled.groupindex)
@@ -781,6 +830,19 @@ class Leads:
 
 
 PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
+SETTLE_LIMIT = 1024  # longest rest after a transition the scanner answers for (see _settle)
+
+
+def prefix_rules(delim):
+    """(trigger strings, exact, lead or None) per part of a delimiter: one
+    for literals and most patterns, one per alternative for patterns the
+    compiler read branch by branch."""
+    if delim.literals is not None:
+        return ((delim.literals, True, None),)
+    if delim.branches is not None:
+        return delim.branches
+    exact = delim.exact
+    return ((delim.triggers, exact, delim.first_lead if exact and delim.leads else None),)
 
 
 class Scanner:
@@ -814,19 +876,13 @@ class Scanner:
         "plain",
         "lead_end",
         "holds",
+        "lead_triggers",
     )
 
     def __init__(self, watch, fast):
         strings = []
         prefixes = {}
-        for _kind, _index, delim in watch:
-            if delim.literals is not None:
-                owned, lead = delim.literals, None
-                exact = True
-            else:
-                owned = delim.triggers
-                exact = delim.exact
-                lead = delim.first_lead if exact and delim.leads else None
+        for owned, exact, lead in (rule for _kind, _index, delim in watch for rule in prefix_rules(delim)):
             for string in owned:
                 strings.append(string)
                 for size in range(1, len(string)):
@@ -857,6 +913,10 @@ class Scanner:
         # token -> where that run starts.
         self.lead_end = {}
         self.holds = {}  # short tail -> hold (see hold)
+        # One-character trigger strings that are lead characters too (the
+        # `\n` of `[ \t]*\n`): text holding one is never a lead run to
+        # skip (see of_state, StreamParser._feed_general and _note_held).
+        self.lead_triggers = ""
 
     def learn(self, token):
         """Remember a plain token (up to a bound on the table's size)."""
@@ -873,8 +933,13 @@ class Scanner:
             if delim.literals is None and delim.triggers is None:
                 return None
         scanner = cls(watch, fast)
-        if any(scanner.leads.holds_char(char) for char in scanner.firsts):
-            return None
+        overlap = "".join(char for char in scanner.firsts if scanner.leads.holds_char(char))
+        if overlap:
+            # Only one-character triggers may be lead characters: they have
+            # no prefixes, so a tail holding one always takes the search.
+            if any(string[0] in overlap and len(string) > 1 for string in scanner.strings):
+                return None
+            scanner.lead_triggers = overlap
         return scanner
 
     def hold(self, tail):
@@ -919,6 +984,13 @@ class Scanner:
                 return -1
             return start
         return size
+
+    def lead_triggers_in(self, text):
+        """Whether `text` holds a trigger string that is a lead character."""
+        for char in self.lead_triggers:
+            if char in text:
+                return True
+        return False
 
     @staticmethod
     def _extend(tail, at, rule):
@@ -1167,7 +1239,7 @@ class StreamParser:
             self._append(text)
             pos = self._pos
         else:
-            if self._held_in_lead and scanner.hold_lead.holds(text):
+            if self._held_in_lead and scanner.hold_lead.holds(text) and not scanner.lead_triggers_in(text):
                 self._pieces.append(text)  # the pending match stays where it is
                 return []
             self._append(text)
@@ -1204,6 +1276,8 @@ class StreamParser:
             skipped_size = sum(map(len, body[since:])) if skipped > 1 else len(body[-1])
             if context > 0:
                 kept = (old + "".join(body[max(since, len(body) - context) :]))[-context:]
+            elif context < 0:
+                kept = old + "".join(body[since:])  # unbounded look-behind: all of it
             else:
                 kept = ""
             self._base += len(old) + skipped_size - len(kept)
@@ -1262,7 +1336,9 @@ class StreamParser:
         lead = scanner.hold_lead
         pos, buf = self._pos, self._buf
         held = buf[pos:] if pos < len(buf) else ""
-        in_lead = not held or (lead is not None and not self._pieces and lead.holds(held))
+        in_lead = not held or (
+            lead is not None and not self._pieces and lead.holds(held) and not scanner.lead_triggers_in(held)
+        )
         if in_lead and self._opened and self._current is not None:
             if held:
                 self._pieces = [held]
@@ -1408,6 +1484,8 @@ class StreamParser:
                     self._close(events)
                     if not had_text and start == end:
                         break  # a zero-width close of an empty region would fire forever
+                if not eos and self._settle(events):
+                    break
                 continue
             if eos:
                 if self._pos < len(self._buf):
@@ -1419,6 +1497,30 @@ class StreamParser:
                 self._route(events, self._buf[self._pos : hold])
                 self._pos = hold
             break
+
+    def _settle(self, events):
+        """After a transition, before any search: the new state's scanner
+        answers the hold-back question for the rest of the buffer when it
+        can (no trigger string in it), as on the common path. True when it
+        did (the rest is routed up to the hold), False when only the
+        delimiters' search can tell."""
+        scanner = self._scanner
+        if scanner is None:
+            return False
+        pos = self._pos
+        buf = self._buf
+        size = len(buf)
+        if pos >= size:
+            return True
+        if size - pos > SETTLE_LIMIT:
+            return False  # whole-text parsing: the search finds the next delimiter once
+        hold = scanner.hold(buf[pos:] if pos else buf)
+        if hold < 0:
+            return False
+        if hold:
+            self._route(events, buf[pos : pos + hold])
+            self._pos = pos + hold
+        return True
 
     def _route(self, events, text):
         """Text goes to the current region (nothing to the null sink)."""

@@ -11,6 +11,7 @@ import black
 import jinja2
 
 from .. import __version__
+from ..branch_analysis import branch_hint, state_hint
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from .literals import python_literal
 
@@ -35,10 +36,31 @@ def _identifier(name: str) -> str:
     return re.sub(r"\W", "_", name, flags=re.ASCII).upper().strip("_") or "FIELD"
 
 
+def _lead_tuple(items, leads: dict) -> str:
+    return f"({''.join(leads[lead] + ', ' for lead in items)})"
+
+
+def _branches_code(delim, hint, leads: dict) -> str:
+    """A pattern searched by its alternatives' trigger strings (see compiler/branch_analysis.py)."""
+    args = [python_literal(delim.pattern), f"triggers={python_literal(list(hint.triggers))}"]
+    if hint.leads:
+        args.append(f"leads={_lead_tuple(hint.leads, leads)}")
+    rules = []
+    for branch in hint.branches:
+        lead = leads[branch.hold_lead] if branch.hold_lead is not None else "None"
+        rules.append(f"({python_literal(list(branch.triggers))}, {branch.exact}, {lead})")
+    args.append(f"branches=({''.join(rule + ', ' for rule in rules)})")
+    return f"Pattern({', '.join(args)})"
+
+
 def _delimiter_code(delim, leads: dict | None = None) -> str:
     if isinstance(delim, LiteralDelimiter):
         return f"Literals({python_literal(list(delim.literals))}, grows_at_edge={delim.grows_at_edge})"
     hint = delim.hint
+    if hint is None and leads is not None:
+        branches = branch_hint(delim)
+        if branches is not None:
+            return _branches_code(delim, branches, leads)
     if hint is None or leads is None:
         return f"Pattern({python_literal(delim.pattern)})"
     args = [python_literal(delim.pattern), f"triggers={python_literal(list(hint.triggers))}"]
@@ -63,6 +85,13 @@ def transform_code(node: Transform) -> str:
     return "{" + ", ".join(f"{python_literal(k)}: {transform_code(v)}" for k, v in node.items) + "}"
 
 
+def _state_fast(program: Program, state):
+    """A state's fast path when the whole-pattern analysis gave none: from
+    its delimiters' alternatives (compiler/branch_analysis.py)."""
+    delims = [program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch]
+    return state_hint(delims) if delims else None
+
+
 def render(program: Program, *, vendored: bool = False) -> str:
     """The module's source, formatted with black."""
     names = [field.name for field in program.fields]
@@ -70,6 +99,8 @@ def render(program: Program, *, vendored: bool = False) -> str:
     hints = [state.fast for state in program.states] + [
         d.hint for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", None) is not None
     ]
+    hints += [branch_hint(d) for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", 1) is None]
+    hints += [_state_fast(program, state) for state in program.states if state.fast is None]
     for hint in hints:
         if hint is not None:
             for lead in hint.leads:
@@ -119,12 +150,13 @@ def render(program: Program, *, vendored: bool = False) -> str:
         region = "implicit region" if state.region is None else names[state.region]
         comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
         fast = None
-        if state.fast is not None:
-            fast = f"FastPath({python_literal(''.join(state.fast.triggers))}"
-            if state.fast.leads:
-                fast += f", leads=({''.join(leads[lead] + ', ' for lead in state.fast.leads)})"
-            if state.fast.hold_lead is not None:
-                fast += f", hold_lead={leads[state.fast.hold_lead]}"
+        plan = state.fast if state.fast is not None else _state_fast(program, state)
+        if plan is not None:
+            fast = f"FastPath({python_literal(''.join(plan.triggers))}"
+            if plan.leads:
+                fast += f", leads=({''.join(leads[lead] + ', ' for lead in plan.leads)})"
+            if plan.hold_lead is not None:
+                fast += f", hold_lead={leads[plan.hold_lead]}"
             fast += ")"
         states.append(
             {"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment, "fast": fast}

@@ -17,6 +17,7 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    FastPath,
     Field,
     Lead,
     Literals,
@@ -74,14 +75,35 @@ REASONING_CONTENT_OPEN = Pattern(
     simple=True,
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("<\\|inner_suffix\\|>|(?=\\s*<\\|tools_prefix\\|>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "<\\|inner_suffix\\|>|(?=\\s*<\\|tools_prefix\\|>)",
+    triggers=["<|inner_suffix|>", "<|tools_prefix|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<|inner_suffix|>"], True, None),
+        (["<|tools_prefix|>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    '(?:\\s*<\\|tools_prefix\\|>\\s*\\[|(?<=<\\|tools_prefix\\|>(?:(?!<\\|tools_suffix\\|>).)*\\})\\s*,)\\s*\\{\\s*"(?P<name>[^"]+)"\\s*:'
+    '(?:\\s*<\\|tools_prefix\\|>\\s*\\[|(?<=<\\|tools_prefix\\|>(?:(?!<\\|tools_suffix\\|>).)*\\})\\s*,)\\s*\\{\\s*"(?P<name>[^"]+)"\\s*:',
+    triggers=[",", "<|tools_prefix|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<|tools_prefix|>"], True, LEAD_0),
+        ([","], False, None),
+    ),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    '(?<=\\})\\s*\\}(?=\\s*,\\s*\\{\\s*"[^"]+"\\s*:\\s*\\{)|(?<=\\})\\s*\\}\\s*\\]\\s*<\\|tools_suffix\\|>|(?<=\\})\\s*\\}\\s*\\]\\s*\\Z'
+    '(?<=\\})\\s*\\}(?=\\s*,\\s*\\{\\s*"[^"]+"\\s*:\\s*\\{)|(?<=\\})\\s*\\}\\s*\\]\\s*<\\|tools_suffix\\|>|(?<=\\})\\s*\\}\\s*\\]\\s*\\Z',
+    triggers=["}"],
+    leads=(LEAD_0,),
+    branches=(
+        (["}"], False, None),
+        (["}"], False, None),
+        (["}"], False, None),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -139,7 +161,11 @@ class ResponseParser(StreamParser):
     }
     # Per state: text holding none of these characters (and not ending in a
     # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {}
+    FAST = {
+        -1: FastPath(",<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath("}", leads=(LEAD_0,)),
+    }
 
 
 def parse_response(text, *, prefix=None, tools=None):

@@ -68,12 +68,26 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # fields.reasoning_content.open
 REASONING_CONTENT_OPEN = Literals(["<|START_THINKING|>"], grows_at_edge=False)
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("<\\|END_THINKING\\|>|(?=\\s*<\\|START_ACTION\\|>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "<\\|END_THINKING\\|>|(?=\\s*<\\|START_ACTION\\|>)",
+    triggers=["<|END_THINKING|>", "<|START_ACTION|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<|END_THINKING|>"], True, None),
+        (["<|START_ACTION|>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open
 TOOL_CALLS_OPEN = Literals(["<|START_ACTION|>"], grows_at_edge=False)
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "<\\|END_ACTION\\|>(?:(?=\\s*(?:<\\|END_OF_TURN_TOKEN\\|>|<\\|START_RESPONSE\\|>|<\\|START_TEXT\\|>))|\\s*\\Z)|(?<=\\])\\s*<\\|END_ACTION\\|>"
+    "<\\|END_ACTION\\|>(?:(?=\\s*(?:<\\|END_OF_TURN_TOKEN\\|>|<\\|START_RESPONSE\\|>|<\\|START_TEXT\\|>))|\\s*\\Z)|(?<=\\])\\s*<\\|END_ACTION\\|>",
+    triggers=["<|END_ACTION|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<|END_ACTION|>"], True, None),
+        (["<|END_ACTION|>"], False, None),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -140,6 +154,8 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath("<", leads=(LEAD_0,)),
     }
 
 

@@ -17,6 +17,7 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    FastPath,
     Field,
     Lead,
     Literals,
@@ -74,14 +75,34 @@ REASONING_CONTENT_OPEN = Pattern(
     simple=True,
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("<\\|END_THINKING\\|>|(?=\\s*<\\|START_ACTION\\|>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "<\\|END_THINKING\\|>|(?=\\s*<\\|START_ACTION\\|>)",
+    triggers=["<|END_THINKING|>", "<|START_ACTION|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<|END_THINKING|>"], True, None),
+        (["<|START_ACTION|>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    '\\s*<\\|START_ACTION\\|>\\s*\\[\\s*(?=\\{)|(?<=\\})\\s*,\\s*(?=\\{\\s*"tool_(?:call_id|name)"\\s*:)'
+    '\\s*<\\|START_ACTION\\|>\\s*\\[\\s*(?=\\{)|(?<=\\})\\s*,\\s*(?=\\{\\s*"tool_(?:call_id|name)"\\s*:)',
+    triggers=[",", "<|START_ACTION|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<|START_ACTION|>"], True, LEAD_0),
+        ([","], False, None),
+    ),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    '(?<=\\})(?=\\s*,\\s*\\{\\s*"tool_(?:call_id|name)"\\s*:)|(?<=\\})\\s*\\]\\s*<\\|END_ACTION\\|>'
+    '(?<=\\})(?=\\s*,\\s*\\{\\s*"tool_(?:call_id|name)"\\s*:)|(?<=\\})\\s*\\]\\s*<\\|END_ACTION\\|>',
+    triggers=[",", "]"],
+    leads=(LEAD_0,),
+    branches=(
+        ([","], False, None),
+        (["]"], False, None),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -149,7 +170,11 @@ class ResponseParser(StreamParser):
     }
     # Per state: text holding none of these characters (and not ending in a
     # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {}
+    FAST = {
+        -1: FastPath(",<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath(",]", leads=(LEAD_0,)),
+    }
 
 
 def parse_response(text, *, prefix=None, tools=None):

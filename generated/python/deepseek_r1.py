@@ -69,7 +69,14 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "</think>|(?=\\s*<｜tool▁calls▁begin｜>)|(?<=<think>)\\s*(?=<think>)"
+    "</think>|(?=\\s*<｜tool▁calls▁begin｜>)|(?<=<think>)\\s*(?=<think>)",
+    triggers=["</think>", "<think>", "<｜tool▁calls▁begin｜>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<｜tool▁calls▁begin｜>"], True, LEAD_0),
+        (["<think>"], False, None),
+    ),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -145,6 +152,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         1: FastPath("<`", leads=(LEAD_0,), hold_lead=LEAD_0),
     }
 

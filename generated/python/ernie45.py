@@ -67,7 +67,15 @@ REASONING_CONTENT_OPEN = Pattern(
     "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("</think>|(?=\\s*<tool_call>\\s*\\{)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "</think>|(?=\\s*<tool_call>\\s*\\{)",
+    triggers=["</think>", "<tool_call>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<tool_call>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     "\\s*<tool_call>",
@@ -137,6 +145,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         1: FastPath("<", leads=(LEAD_0,)),
     }
 

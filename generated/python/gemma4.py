@@ -75,7 +75,15 @@ REASONING_CONTENT_OPEN = Pattern(
     exact=True,
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("<channel\\|>|(?=\\s*<\\|tool_call>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "<channel\\|>|(?=\\s*<\\|tool_call>)",
+    triggers=["<channel|>", "<|tool_call>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<channel|>"], True, None),
+        (["<|tool_call>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     "\\s*<\\|tool_call>call:(?P<name>[^{\\s<]+)",
@@ -146,6 +154,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         1: FastPath("<"),
     }
 

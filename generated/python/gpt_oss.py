@@ -77,7 +77,15 @@ REASONING_CONTENT_OPEN = Pattern(
     exact=True,
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("<\\|end\\|>|(?=\\s*<\\|start\\|>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "<\\|end\\|>|(?=\\s*<\\|start\\|>)",
+    triggers=["<|end|>", "<|start|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<|end|>"], True, None),
+        (["<|start|>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     "\\s*(?:<\\|start\\|>assistant\\s*)?(?:<\\|channel\\|>(?:commentary|analysis)\\s*)?to=functions\\.(?P<name>[^\\s<]+)\\s*(?:<\\|channel\\|>(?:commentary|analysis)\\s*)?(?:<\\|constrain\\|>\\s*)?(?:\\w+\\s*)?<\\|message\\|>",
@@ -92,7 +100,10 @@ TOOL_CALLS_CLOSE = Pattern(
 )
 # fields.content.open_pattern
 CONTENT_OPEN = Pattern(
-    "\\s*(?:<\\|start\\|>assistant\\s*)?(?<!to=(?!assistant\\b)[^\\s<]{1,200}\\s{0,20})<\\|channel\\|>(?:final|commentary)\\s*<\\|message\\|>"
+    "\\s*(?:<\\|start\\|>assistant\\s*)?(?<!to=(?!assistant\\b)[^\\s<]{1,200}\\s{0,20})<\\|channel\\|>(?:final|commentary)\\s*<\\|message\\|>",
+    triggers=["<|channel|>", "<|start|>assistant"],
+    leads=(LEAD_0,),
+    branches=((["<|channel|>", "<|start|>assistant"], False, None),),
 )
 # fields.content.close
 CONTENT_CLOSE = Literals(["<|return|>", "<|end|>"], grows_at_edge=False)
@@ -149,6 +160,8 @@ class ResponseParser(StreamParser):
     # Per state: text holding none of these characters (and not ending in a
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
+        -1: FastPath("<t", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         1: FastPath("<"),
         2: FastPath("<"),
     }

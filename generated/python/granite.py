@@ -17,6 +17,7 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    FastPath,
     Field,
     Lead,
     OPEN,
@@ -60,14 +61,31 @@ TEMPLATE = {
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
 LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
+LEAD_1 = Lead("[ \\t]", "\t ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
-REASONING_CONTENT_OPEN = Pattern("^\\s*(?:Here is|Here's) my thought process:|\\s*<think>")
+REASONING_CONTENT_OPEN = Pattern(
+    "^\\s*(?:Here is|Here's) my thought process:|\\s*<think>",
+    triggers=["<think>", "Here is", "Here's"],
+    leads=(LEAD_0,),
+    branches=(
+        (["Here is", "Here's"], False, None),
+        (["<think>"], True, LEAD_0),
+    ),
+)
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "</think>|(?:Here is|Here's) my response:|(?=\\s*<\\|tool_call\\|>)"
+    "</think>|(?:Here is|Here's) my response:|(?=\\s*<\\|tool_call\\|>)",
+    triggers=["</think>", "<|tool_call|>", "Here is my response:", "Here's my response:"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["Here is my response:"], True, None),
+        (["Here's my response:"], True, None),
+        (["<|tool_call|>"], True, LEAD_0),
+    ),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -79,7 +97,16 @@ TOOL_CALLS_OPEN = Pattern(
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    '(?<=\\])\\s*<\\|end_of_text\\|>|(?<=\\])(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}",:])'
+    '(?<=\\])\\s*<\\|end_of_text\\|>|(?<=\\])(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}",:])',
+    triggers=["\n", "<|end_of_text|>"],
+    leads=(
+        LEAD_0,
+        LEAD_1,
+    ),
+    branches=(
+        (["<|end_of_text|>"], False, None),
+        (["\n"], False, None),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -138,7 +165,17 @@ class ResponseParser(StreamParser):
     }
     # Per state: text holding none of these characters (and not ending in a
     # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {}
+    FAST = {
+        -1: FastPath("<H", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<H", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath(
+            "\n<",
+            leads=(
+                LEAD_0,
+                LEAD_1,
+            ),
+        ),
+    }
 
 
 def parse_response(text, *, prefix=None, tools=None):

@@ -70,7 +70,15 @@ REASONING_CONTENT_OPEN = Pattern(
     "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("\\s*</think>|(?=\\s*<tool_calls>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "\\s*</think>|(?=\\s*<tool_calls>)",
+    triggers=["</think>", "<tool_calls>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, LEAD_0),
+        (["<tool_calls>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     "\\s*(?:<answer>\\s*)?<tool_calls>",
@@ -81,7 +89,14 @@ TOOL_CALLS_OPEN = Pattern(
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "(?<=\\])\\s*</tool_calls>(?=\\s*(?:</answer>|<\\|eos\\|>))|(?<=\\])\\s*</tool_calls>\\s*$|(?<=\\])\\s*</tool_calls>"
+    "(?<=\\])\\s*</tool_calls>(?=\\s*(?:</answer>|<\\|eos\\|>))|(?<=\\])\\s*</tool_calls>\\s*$|(?<=\\])\\s*</tool_calls>",
+    triggers=["</tool_calls>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</tool_calls>"], False, None),
+        (["</tool_calls>"], False, None),
+        (["</tool_calls>"], False, None),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -141,6 +156,8 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath("<", leads=(LEAD_0,)),
     }
 
 

@@ -70,7 +70,13 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "</think>|(?=\\s*(?:<\\|tool_calls?_section_begin\\|>|<\\|tool_call_begin\\|>))"
+    "</think>|(?=\\s*(?:<\\|tool_calls?_section_begin\\|>|<\\|tool_call_begin\\|>))",
+    triggers=["</think>", "<|tool_call", "<|tool_call_begin|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<|tool_call", "<|tool_call_begin|>"], True, LEAD_0),
+    ),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -147,6 +153,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
     }
 

@@ -72,7 +72,14 @@ REASONING_CONTENT_OPEN = Pattern(
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "</think>|(?=\\s*<\\|tool_calls?_section_begin\\|>|\\s*<\\|tool_call_begin\\|>)"
+    "</think>|(?=\\s*<\\|tool_calls?_section_begin\\|>|\\s*<\\|tool_call_begin\\|>)",
+    triggers=["</think>", "<|tool_call", "<|tool_call_begin|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<|tool_call"], True, LEAD_0),
+        (["<|tool_call_begin|>"], True, LEAD_0),
+    ),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -150,6 +157,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
     }
 

@@ -17,6 +17,7 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    FastPath,
     Field,
     Lead,
     Literals,
@@ -73,14 +74,37 @@ REASONING_CONTENT_OPEN = Pattern(
     "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("</think>|(?=\\s*<\\|tool_call_start\\|>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "</think>|(?=\\s*<\\|tool_call_start\\|>)",
+    triggers=["</think>", "<|tool_call_start|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<|tool_call_start|>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    '(?:\\s*<\\|tool_call_start\\|>\\s*\\[|(?<=<\\|tool_call_start\\|>(?:(?!<\\|tool_call_end\\|>).)*[)}])\\s*,)\\s*(?:\\{\\s*"name"\\s*:\\s*")?(?P<name>[A-Za-z_][\\w.\\-]*)(?:\\(|"\\s*,\\s*"(?:arguments|parameters)"\\s*:\\s*(?=\\{))'
+    '(?:\\s*<\\|tool_call_start\\|>\\s*\\[|(?<=<\\|tool_call_start\\|>(?:(?!<\\|tool_call_end\\|>).)*[)}])\\s*,)\\s*(?:\\{\\s*"name"\\s*:\\s*")?(?P<name>[A-Za-z_][\\w.\\-]*)(?:\\(|"\\s*,\\s*"(?:arguments|parameters)"\\s*:\\s*(?=\\{))',
+    triggers=[",", "<|tool_call_start|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<|tool_call_start|>"], True, LEAD_0),
+        ([","], False, None),
+    ),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    '\\)(?=\\s*,\\s*[A-Za-z_][\\w.]*\\((?:\\s*[A-Za-z_]\\w*\\s*=|\\s*\\)))|(?<=\\})\\s*\\}(?=\\s*,\\s*\\{\\s*"name"\\s*:)|[)}]\\s*\\]\\s*<\\|tool_call_end\\|>|(?:\\)|(?<=\\})\\s*\\})\\s*(?:\\]\\s*(?:<[^<>]*)?)?\\Z'
+    '\\)(?=\\s*,\\s*[A-Za-z_][\\w.]*\\((?:\\s*[A-Za-z_]\\w*\\s*=|\\s*\\)))|(?<=\\})\\s*\\}(?=\\s*,\\s*\\{\\s*"name"\\s*:)|[)}]\\s*\\]\\s*<\\|tool_call_end\\|>|(?:\\)|(?<=\\})\\s*\\})\\s*(?:\\]\\s*(?:<[^<>]*)?)?\\Z',
+    triggers=[")", "}"],
+    leads=(LEAD_0,),
+    branches=(
+        ([")"], True, None),
+        (["}"], False, None),
+        ([")", "}"], True, None),
+        ([")"], True, None),
+        (["}"], False, None),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -142,7 +166,11 @@ class ResponseParser(StreamParser):
     }
     # Per state: text holding none of these characters (and not ending in a
     # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {}
+    FAST = {
+        -1: FastPath(",<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath(")}", leads=(LEAD_0,)),
+    }
 
 
 def parse_response(text, *, prefix=None, tools=None):

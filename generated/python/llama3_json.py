@@ -17,6 +17,7 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    FastPath,
     Field,
     Lead,
     Literals,
@@ -61,11 +62,24 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    '(?:^|(?<=;)|\\s*<\\|python_tag\\|>)\\s*\\{\\s*"name"\\s*:\\s*"(?P<name>[^"\\\\]+)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*'
+    '(?:^|(?<=;)|\\s*<\\|python_tag\\|>)\\s*\\{\\s*"name"\\s*:\\s*"(?P<name>[^"\\\\]+)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*',
+    triggers=["<|python_tag|>", "{"],
+    leads=(LEAD_0,),
+    branches=(
+        (["{"], False, None),
+        (["{"], False, None),
+        (["<|python_tag|>"], True, LEAD_0),
+    ),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    '(?<=\\})\\s*\\}(?:\\s*;(?=\\s*(?:<\\|python_tag\\|>)?\\s*\\{\\s*"name"\\s*:)|(?=\\s*<\\|python_tag\\|>)|\\s*(?:<\\|eom_id\\|>|<\\|eot_id\\|>)\\s*$|(?=\\s+[A-Za-z])|\\s*\\Z)|\\s*\\}(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}",:;])'
+    '(?<=\\})\\s*\\}(?:\\s*;(?=\\s*(?:<\\|python_tag\\|>)?\\s*\\{\\s*"name"\\s*:)|(?=\\s*<\\|python_tag\\|>)|\\s*(?:<\\|eom_id\\|>|<\\|eot_id\\|>)\\s*$|(?=\\s+[A-Za-z])|\\s*\\Z)|\\s*\\}(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}",:;])',
+    triggers=["}"],
+    leads=(LEAD_0,),
+    branches=(
+        (["}"], False, None),
+        (["}"], True, LEAD_0),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -118,7 +132,10 @@ class ResponseParser(StreamParser):
     }
     # Per state: text holding none of these characters (and not ending in a
     # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {}
+    FAST = {
+        -1: FastPath("<{", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("}", leads=(LEAD_0,), hold_lead=LEAD_0),
+    }
 
 
 def parse_response(text, *, prefix=None, tools=None):

@@ -75,7 +75,16 @@ REASONING_CONTENT_OPEN = Pattern(
     simple=True,
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("\\[/THINK\\]|</think>|(?=\\s*\\[TOOL_CALLS\\])")
+REASONING_CONTENT_CLOSE = Pattern(
+    "\\[/THINK\\]|</think>|(?=\\s*\\[TOOL_CALLS\\])",
+    triggers=["</think>", "[/THINK]", "[TOOL_CALLS]"],
+    leads=(LEAD_0,),
+    branches=(
+        (["[/THINK]"], True, None),
+        (["</think>"], True, None),
+        (["[TOOL_CALLS]"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     "\\s*\\[TOOL_CALLS\\](?P<name>[^\\[\\]{}\\s]+)(?:\\[CALL_ID\\][A-Za-z0-9]+)?\\[ARGS\\]",
@@ -142,6 +151,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<[", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<[", leads=(LEAD_0,), hold_lead=LEAD_0),
     }
 
 

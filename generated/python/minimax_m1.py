@@ -17,6 +17,7 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    FastPath,
     Field,
     Lead,
     OPEN,
@@ -68,11 +69,35 @@ REASONING_CONTENT_OPEN = Pattern(
     "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("</think>|(?=\\s*<tool_calls>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "</think>|(?=\\s*<tool_calls>)",
+    triggers=["</think>", "<tool_calls>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<tool_calls>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
-TOOL_CALLS_OPEN = Pattern('\\s*<tool_calls>\\s*(?=\\{)|(?<=\\})\\s*(?=\\{\\s*"name"\\s*:)')
+TOOL_CALLS_OPEN = Pattern(
+    '\\s*<tool_calls>\\s*(?=\\{)|(?<=\\})\\s*(?=\\{\\s*"name"\\s*:)',
+    triggers=["<tool_calls>", "{"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<tool_calls>"], True, LEAD_0),
+        (["{"], False, None),
+    ),
+)
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern('(?<=\\})(?=\\s*\\{\\s*"name"\\s*:)|(?<=\\})\\s*</tool_calls>')
+TOOL_CALLS_CLOSE = Pattern(
+    '(?<=\\})(?=\\s*\\{\\s*"name"\\s*:)|(?<=\\})\\s*</tool_calls>',
+    triggers=["</tool_calls>", "{"],
+    leads=(LEAD_0,),
+    branches=(
+        (["{"], False, None),
+        (["</tool_calls>"], False, None),
+    ),
+)
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<end_of_sentence>|<tool_calls>\\s*</tool_calls>)\\s*",
@@ -132,7 +157,11 @@ class ResponseParser(StreamParser):
     }
     # Per state: text holding none of these characters (and not ending in a
     # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {}
+    FAST = {
+        -1: FastPath("<{", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath("<{", leads=(LEAD_0,)),
+    }
 
 
 def parse_response(text, *, prefix=None, tools=None):

@@ -81,7 +81,14 @@ REASONING_CONTENT_OPEN = Pattern(
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "</think>|(?=\\s*<minimax:tool_call>)|(?<=<think>)\\s*(?=<think>)"
+    "</think>|(?=\\s*<minimax:tool_call>)|(?<=<think>)\\s*(?=<think>)",
+    triggers=["</think>", "<minimax:tool_call>", "<think>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<minimax:tool_call>"], True, LEAD_0),
+        (["<think>"], False, None),
+    ),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -92,7 +99,12 @@ TOOL_CALLS_OPEN = Pattern(
     exact=True,
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("(?<=</invoke>)(?=\\s*(?:<invoke name=|</minimax:tool_call>|\\[e~\\[))")
+TOOL_CALLS_CLOSE = Pattern(
+    "(?<=</invoke>)(?=\\s*(?:<invoke name=|</minimax:tool_call>|\\[e~\\[))",
+    triggers=["</minimax:tool_call>", "<invoke name=", "[e~["],
+    leads=(LEAD_0,),
+    branches=((["</minimax:tool_call>", "<invoke name=", "[e~["], False, None),),
+)
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:</minimax:tool_call>|\\[e~\\[|<minimax:tool_call>\\s*</minimax:tool_call>)",
@@ -161,6 +173,8 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<[", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath("<[", leads=(LEAD_0,)),
     }
 
 

@@ -58,6 +58,7 @@ TEMPLATE = {
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
 LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
+LEAD_1 = Lead("[ \\t]", "\t ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
@@ -75,7 +76,17 @@ TOOL_CALLS_OPEN = Pattern(
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    '(?<=\\})(?=\\s*\\[TOOL_CALLS\\][^\\[\\]{}\\s]+(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?\\{)|\\s*</s>\\s*$|(?<=\\})(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}",:])'
+    '(?<=\\})(?=\\s*\\[TOOL_CALLS\\][^\\[\\]{}\\s]+(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?\\{)|\\s*</s>\\s*$|(?<=\\})(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}",:])',
+    triggers=["\n", "</s>", "[TOOL_CALLS]"],
+    leads=(
+        LEAD_0,
+        LEAD_1,
+    ),
+    branches=(
+        (["[TOOL_CALLS]"], False, None),
+        (["</s>"], True, LEAD_0),
+        (["\n"], False, None),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -132,6 +143,14 @@ class ResponseParser(StreamParser):
     FAST = {
         -1: FastPath("<[", leads=(LEAD_0,), hold_lead=LEAD_0),
         0: FastPath("["),
+        1: FastPath(
+            "\n<[",
+            leads=(
+                LEAD_0,
+                LEAD_1,
+            ),
+            hold_lead=LEAD_0,
+        ),
     }
 
 

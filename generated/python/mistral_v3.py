@@ -57,6 +57,7 @@ TEMPLATE = {
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
 LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
+LEAD_1 = Lead("[ \\t]", "\t ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
@@ -70,7 +71,18 @@ TOOL_CALLS_OPEN = Pattern(
     simple=True,
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern('\\s*</s>\\s*$|(?<=\\])(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}",:])')
+TOOL_CALLS_CLOSE = Pattern(
+    '\\s*</s>\\s*$|(?<=\\])(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}",:])',
+    triggers=["\n", "</s>"],
+    leads=(
+        LEAD_0,
+        LEAD_1,
+    ),
+    branches=(
+        (["</s>"], True, LEAD_0),
+        (["\n"], False, None),
+    ),
+)
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
@@ -118,6 +130,14 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<[", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath(
+            "\n<",
+            leads=(
+                LEAD_0,
+                LEAD_1,
+            ),
+            hold_lead=LEAD_0,
+        ),
     }
 
 

@@ -17,6 +17,7 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    FastPath,
     Field,
     Lead,
     Literals,
@@ -65,6 +66,7 @@ TEMPLATE = {
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
 LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
+LEAD_1 = Lead("[ \\t]", "\t ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
@@ -73,10 +75,27 @@ REASONING_CONTENT_OPEN = Pattern(
     "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("</think>|(?=\\s*<function_calls>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "</think>|(?=\\s*<function_calls>)",
+    triggers=["</think>", "<function_calls>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<function_calls>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "(?:\\s*<function_calls>|(?<=<function_calls>(?:(?!</function_calls>).)*\\))[ \\t]*\\n)\\s*(?P<name>[A-Za-z_][\\w.]*)\\("
+    "(?:\\s*<function_calls>|(?<=<function_calls>(?:(?!</function_calls>).)*\\))[ \\t]*\\n)\\s*(?P<name>[A-Za-z_][\\w.]*)\\(",
+    triggers=["\n", "<function_calls>"],
+    leads=(
+        LEAD_0,
+        LEAD_1,
+    ),
+    branches=(
+        (["<function_calls>"], True, LEAD_0),
+        (["\n"], False, None),
+    ),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -144,7 +163,18 @@ class ResponseParser(StreamParser):
     }
     # Per state: text holding none of these characters (and not ending in a
     # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {}
+    FAST = {
+        -1: FastPath(
+            "\n<",
+            leads=(
+                LEAD_0,
+                LEAD_1,
+            ),
+            hold_lead=LEAD_0,
+        ),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath(")"),
+    }
 
 
 def parse_response(text, *, prefix=None, tools=None):

@@ -70,7 +70,15 @@ REASONING_CONTENT_OPEN = Pattern(
     "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
 )
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("</think>|(?=\\s*<\\|tool_call\\|>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "</think>|(?=\\s*<\\|tool_call\\|>)",
+    triggers=["</think>", "<|tool_call|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<|tool_call|>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     "\\s*(?:<\\|tool_call\\|>|functools(?=\\[))",
@@ -81,7 +89,13 @@ TOOL_CALLS_OPEN = Pattern(
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "(?<=[\\]}])\\s*<\\|/tool_call\\|>\\s*|\\s*(?:<\\|end\\|>|<\\|endoftext\\|>)"
+    "(?<=[\\]}])\\s*<\\|/tool_call\\|>\\s*|\\s*(?:<\\|end\\|>|<\\|endoftext\\|>)",
+    triggers=["<|/tool_call|>", "<|endoftext|>", "<|end|>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["<|/tool_call|>"], False, None),
+        (["<|endoftext|>", "<|end|>"], True, LEAD_0),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -142,6 +156,8 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<f", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
     }
 
 

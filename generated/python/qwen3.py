@@ -65,7 +65,16 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # fields.reasoning_content.open
 REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("</think>|(?=\\s*<tool_call>\\s*\\{)|(?<=<think>)\\s*(?=<think>)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "</think>|(?=\\s*<tool_call>\\s*\\{)|(?<=<think>)\\s*(?=<think>)",
+    triggers=["</think>", "<think>", "<tool_call>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<tool_call>"], True, LEAD_0),
+        (["<think>"], False, None),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     "\\s*<tool_call>",
@@ -77,7 +86,13 @@ TOOL_CALLS_OPEN = Pattern(
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "</tool_call>(?:(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\|endoftext\\|>))|\\s*\\Z)|(?<=\\})\\s*</tool_call>"
+    "</tool_call>(?:(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\|endoftext\\|>))|\\s*\\Z)|(?<=\\})\\s*</tool_call>",
+    triggers=["</tool_call>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</tool_call>"], True, None),
+        (["</tool_call>"], False, None),
+    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -135,6 +150,8 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath("<", leads=(LEAD_0,)),
     }
 
 

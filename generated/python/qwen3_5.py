@@ -78,7 +78,14 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 REASONING_CONTENT_OPEN = Literals(["<think>"], grows_at_edge=False)
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "</think>|(?=\\s*<tool_call>\\s*<function=)|(?<=<think>)\\s*(?=<think>)"
+    "</think>|(?=\\s*<tool_call>\\s*<function=)|(?<=<think>)\\s*(?=<think>)",
+    triggers=["</think>", "<think>", "<tool_call>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</think>"], True, None),
+        (["<tool_call>"], True, LEAD_0),
+        (["<think>"], False, None),
+    ),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -164,6 +171,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
     }
 

@@ -77,7 +77,15 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # fields.reasoning_content.open
 REASONING_CONTENT_OPEN = Literals(["<seed:think>"], grows_at_edge=False)
 # fields.reasoning_content.close_pattern
-REASONING_CONTENT_CLOSE = Pattern("</seed:think>|(?=\\s*<seed:tool_call>\\s*<function=)")
+REASONING_CONTENT_CLOSE = Pattern(
+    "</seed:think>|(?=\\s*<seed:tool_call>\\s*<function=)",
+    triggers=["</seed:think>", "<seed:tool_call>"],
+    leads=(LEAD_0,),
+    branches=(
+        (["</seed:think>"], True, None),
+        (["<seed:tool_call>"], True, LEAD_0),
+    ),
+)
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
     "\\s*<seed:tool_call>\\s*<function=(?P<name>[^>\\n]+)>",
@@ -162,6 +170,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
     }
 

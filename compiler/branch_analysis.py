@@ -1,0 +1,236 @@
+"""Trigger strings per alternative, for delimiters the whole-pattern analysis
+(compiler/analysis.py) gives up on. Used by the Python backend only.
+
+`analysis.fast_path_of` needs every match to be lead characters then a
+trigger string, read from the front of the whole pattern; it refuses a
+look-around or anchor where a match starts. Most reasoning and tool-call
+closes are alternations with such branches:
+`</think>|(?=\\s*<tool_call>)|(?<=<think>)\\s*(?=<think>)`. Here each
+alternative (a leading alternation group is distributed over what follows
+it) is read on its own:
+- look-behinds, negative look-aheads and anchors where it starts are
+  zero-width tests: they are skipped, which only widens what the triggers
+  admit, and the branch is marked inexact;
+- a positive look-ahead where it starts is read as if it consumed its body:
+  the match starts where the look-ahead's text starts (the `regex` module
+  reports its partial matches that way too). When the look-ahead is the
+  whole branch, the branch stays exact.
+Each branch gives trigger strings, lead classes and whether it is exact (a
+run of its one lead, then a proper prefix of a trigger, is certainly a
+partial match starting at the run). The runtime's Scanner keeps one rule per
+branch (runtime/core.py, `Pattern.branches`); the search tries the regex
+only at the lead run before a trigger string, every position of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .analysis import Lead, _class_chars, _items, _lead, _NoFastPath, _MAX_SET
+from .ir import Delimiter, LiteralDelimiter, RegexDelimiter
+from .regex.analysis import has_lazy
+from .regex.nodes import BOS, START, walk
+from .regex.nodes import Alt, Anchor, Char, Class, Concat, Group, Look, Node, Repeat
+
+_MAX_BRANCHES = 16
+
+
+@dataclass(frozen=True)
+class Branch:
+    triggers: tuple[str, ...]
+    leads: tuple[Lead, ...]
+    hold_lead: Lead | None  # the lead of an exact branch that starts with an unbounded, optional repeat of it
+    exact: bool
+
+
+@dataclass(frozen=True)
+class BranchHint:
+    """The search hint of a whole delimiter, from its branches."""
+
+    triggers: tuple[str, ...]
+    leads: tuple[Lead, ...]
+    branches: tuple[Branch, ...]
+
+
+@dataclass(frozen=True)
+class StateHint:
+    triggers: tuple[str, ...]  # first characters
+    leads: tuple[Lead, ...]
+    hold_lead: Lead | None
+
+
+def _first(items: list[Node], crossed: list | None = None) -> tuple[set[str], bool]:
+    """analysis._first, reading through look-arounds: a positive look-ahead
+    gives its body's strings (the text there starts with them), other
+    look-arounds and anchors are zero-width and skipped. Each look-around
+    or anchor read on the way is added to `crossed` (then the branch is not
+    exact: a test before the trigger may refuse a partial match)."""
+    if crossed is None:
+        crossed = []
+    strings: set[str] = set()
+    for index, node in enumerate(items):
+        if isinstance(node, Char) and not node.icase:
+            run = []
+            for following in items[index:]:
+                if not isinstance(following, Char) or following.icase:
+                    break
+                run.append(following.char)
+            strings.add("".join(run))
+            return strings, False
+        item_strings, nullable = _first_item(node, crossed)
+        strings |= item_strings
+        if not nullable:
+            return strings, False
+    return strings, True
+
+
+def _first_item(node: Node, crossed: list) -> tuple[set[str], bool]:
+    if isinstance(node, Class):
+        return _class_chars(node), False
+    if isinstance(node, (Look, Anchor)):
+        crossed.append(node)
+        if isinstance(node, Anchor) or node.behind or node.negative:
+            return set(), True
+        return _first(_items(node.body), crossed)
+    if isinstance(node, Group):
+        return _first(_items(node.body), crossed)
+    if isinstance(node, Concat):
+        return _first(list(node.items), crossed)
+    if isinstance(node, Alt):
+        strings: set[str] = set()
+        nullable = False
+        for branch in node.branches:
+            branch_strings, branch_nullable = _first(_items(branch), crossed)
+            strings |= branch_strings
+            nullable = nullable or branch_nullable
+        return strings, nullable
+    if isinstance(node, Repeat):
+        if node.max == 0:
+            return set(), True
+        strings, nullable = _first(_items(node.body), crossed)
+        return strings, nullable or node.min == 0
+    raise _NoFastPath  # ".", categories, case folding
+
+
+def _distribute(items: list[Node], depth: int = 0) -> list[list[Node]]:
+    """A sequence as its alternatives: `(?:A|B)C` -> [AC, BC] (recursively
+    when a branch starts with an alternation too)."""
+    if items and depth < 4:
+        head = items[0]
+        body = head.body if isinstance(head, Group) else head
+        if isinstance(body, Alt):
+            out = []
+            for branch in body.branches:
+                out.extend(_distribute(_items(branch) + items[1:], depth + 1))
+                if len(out) > _MAX_BRANCHES:
+                    raise _NoFastPath
+            return out
+    return [items]
+
+
+def _branch(items: list[Node]) -> list[Branch]:
+    """One alternative (it may split again after a skipped assertion)."""
+    skipped = False
+    exact_ahead = True
+    while items:
+        head = items[0]
+        if isinstance(head, Anchor) or (isinstance(head, Look) and (head.behind or head.negative)):
+            items = items[1:]
+            skipped = True
+            continue
+        if isinstance(head, Look):
+            # a positive look-ahead: its text starts the match
+            exact_ahead = len(items) == 1
+            items = _items(head.body)
+            continue
+        body = head.body if isinstance(head, Group) else head
+        if isinstance(body, Alt):
+            out = []
+            for sequence in _distribute(items):
+                for branch in _branch(sequence):
+                    out.append(
+                        Branch(branch.triggers, branch.leads, None, False)
+                        if skipped or not exact_ahead
+                        else branch
+                    )
+            return out
+        break
+    leads: list[Lead] = []
+    hold_lead = None
+    optional_leads = True
+    while items:
+        found = _lead(items[0])
+        if found is None:
+            break
+        if not leads and found[1]:
+            hold_lead = found[0]
+        optional_leads = optional_leads and found[2]
+        leads.append(found[0])
+        items = items[1:]
+    crossed: list = []
+    triggers, nullable = _first(items, crossed)
+    if crossed:
+        skipped = True  # a look-around or anchor between the leads and the trigger
+    if nullable or not triggers or len(triggers) > _MAX_SET:
+        raise _NoFastPath
+    exact = (
+        not skipped and exact_ahead and (not leads or (len(leads) == 1 and hold_lead is not None and optional_leads))
+    )
+    return [Branch(tuple(sorted(triggers)), tuple(leads), hold_lead if exact else None, exact)]
+
+
+def _anchor_in_lookbehind(node: Node) -> bool:
+    """Whether a look-behind holds an anchor (`(?<=^\\s*\\[.*\\))`): the `regex`
+    module then reports partial matches that end in no trigger string
+    (llama4_pythonic's open, seen against the reference), so such a
+    delimiter keeps the plain search."""
+    for look in walk(node):
+        if isinstance(look, Look) and look.behind and any(
+            isinstance(n, Anchor) and n.kind in (BOS, START) for n in walk(look.body)
+        ):
+            return True
+    return False
+
+
+def branch_hint(delim: Delimiter | None) -> BranchHint | None:
+    """The branches of a regex delimiter, or None when one cannot be bounded."""
+    if not isinstance(delim, RegexDelimiter) or delim.ast is None or has_lazy(delim.ast):
+        return None
+    if _anchor_in_lookbehind(delim.ast.body):
+        return None
+    try:
+        branches: list[Branch] = []
+        for sequence in _distribute(_items(delim.ast.body)):
+            branches.extend(_branch(sequence))
+    except _NoFastPath:
+        return None
+    if len(branches) > _MAX_BRANCHES:
+        return None
+    triggers = tuple(sorted({t for b in branches for t in b.triggers}))
+    leads = tuple(dict.fromkeys(lead for b in branches for lead in b.leads))
+    return BranchHint(triggers, leads, tuple(branches))
+
+
+def state_hint(delims: list[Delimiter]) -> StateHint | None:
+    """A state's fast path from its delimiters' hints and branch hints."""
+    triggers: set[str] = set()
+    leads: list[Lead] = []
+    hold_lead = None
+    for delim in delims:
+        if isinstance(delim, LiteralDelimiter):
+            triggers.update(literal[0] for literal in delim.literals)
+            continue
+        hint = delim.hint
+        if hint is not None:
+            triggers.update(t[0] for t in hint.triggers)
+            leads.extend(hint.leads)
+            hold_lead = hold_lead or hint.hold_lead
+            continue
+        branches = branch_hint(delim)
+        if branches is None:
+            return None
+        for branch in branches.branches:
+            triggers.update(t[0] for t in branch.triggers)
+            leads.extend(branch.leads)
+            hold_lead = hold_lead or branch.hold_lead
+    return StateHint(tuple(sorted(triggers)), tuple(dict.fromkeys(leads)), hold_lead)

@@ -1,0 +1,136 @@
+"""The Python backend's per-alternative search hints (compiler/branch_analysis.py)
+against the reference: delimiters whose alternatives start with a look-behind,
+a look-ahead or an anchor, streamed in the token shapes the fast paths take
+(tokens ending in whitespace, lone `<`, delimiter prefixes), whole and cut.
+
+Python only: the JavaScript and Go backends do not read these hints."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from differential import assert_same_behaviour
+from shapes import Shape
+from test_differential import cases
+
+EXAMPLES = int(os.environ.get("DIFF_EXAMPLES", "120"))
+
+# Reasoning closed by a literal, at a call (look-ahead only), or between
+# two opens (look-behind then look-ahead); calls opened at the start of the
+# text (`^`), after `;` (look-behind) or by a literal; closed after `}`
+# (look-behind) or before a line of prose (look-ahead after the brace).
+BRANCHES = {
+    "version": 1,
+    "start_anchor": "<|assistant|>",
+    "fields": {
+        "reasoning_content": {
+            "open": "<think>",
+            "close_pattern": r"</think>|(?=\s*<call>\s*\{)|(?<=<think>)\s*(?=<think>)|(?<=\.)\s*(?=Answer:)",
+        },
+        "tool_calls": {
+            "open_pattern": r"(?:^|(?<=;))\s*\{\s*\"name\":|\s*<call>",
+            "close_pattern": r"(?<=\})\s*</call>|(?<=\})\s*;(?=\s*\{)|\s*\}(?=[ \t]*\n\s*[A-Za-z])",
+            "repeats": True,
+        },
+        "content": {"close_pattern": r"\s*(?:<end>|<eos>)\s*"},
+    },
+}
+
+WHITESPACE_TOKENS = ["word ", "word\n", ".\n", ":\n", "\n    ", "\n\n", " ", "\t", "<", "</", "<c", "<th", "; ", "} ", "}\n"]
+
+SHAPES = [
+    Shape(
+        "branches",
+        BRANCHES,
+        blocks=[
+            "<think>\nI should call. \n\n</think>\n",
+            "<think> plan \n",
+            '<call>{"a": 1}</call>',
+            ' \n<call> {"b": 2} \n</call>\n',
+            '{"name": "f"} ;{"name": "g"}',
+            '{"name": "f" }\n  Then prose.',
+            "<think>\n<think>again</think>",
+            "So. Answer: yes",
+            "Done. <end>",
+            "<eos> ",
+        ],
+        noise=WHITESPACE_TOKENS,
+        prefixes=["", "<|assistant|>", "<|assistant|><think>\n", "<|user|>hi<|assistant|><think>\nbefore. "],
+    ),
+]
+
+
+# A call opened by a newline after `)` (olmo3's pythonic calls): the trigger
+# `\n` is a lead character of the content close, so the implicit state's
+# scanner must never skip a whitespace run holding it.
+NEWLINE_TRIGGER = {
+    "version": 1,
+    "start_anchor": "<|assistant|>",
+    "fields": {
+        "tool_calls": {
+            "open_pattern": r"(?:\s*<calls>|(?<=\))[ \t]*\n)\s*(?P<name>[a-z]+)\(",
+            "close_pattern": r"\)(?=[ \t]*\n\s*[a-z]+\()|\)\s*</calls>",
+            "repeats": True,
+            "transform": {"name": "{name}", "arguments": "{content}"},
+        },
+        "content": {"close_pattern": r"\s*<end>\s*"},
+    },
+}
+
+SHAPES.append(
+    Shape(
+        "newline_trigger",
+        NEWLINE_TRIGGER,
+        blocks=["Use f(x)\n  g(", "y)\n", "<calls>f(a)\n g(b)</calls>", "text \n\n", "a)\n\n  b(c) ", " <end>", "x) \t\nword"],
+        noise=WHITESPACE_TOKENS + [")", ")\n", " \n", "\n\n", "f(", "word\n  "],
+        prefixes=["", "<|assistant|>", "<|user|>hi<|assistant|>call f(1)"],
+    )
+)
+
+
+def test_newline_trigger_shape_has_a_scanner(compiled):
+    """The implicit state of the newline-trigger shape gets a scanner whose
+    lead triggers hold the newline (runtime/core.py, Scanner.of_state)."""
+    from runtime.core import Scanner
+
+    parser = compiled(SHAPES[1]).ResponseParser
+    scanner = Scanner.of_state(parser.WATCH[-1], parser.FAST.get(-1))
+    assert scanner is not None and "\n" in scanner.lead_triggers
+
+
+def test_every_delimiter_gets_branch_hints(compiled):
+    """The shape exercises the hints: each regex delimiter is read branch by
+    branch, and every state gets a scanner (runtime/core.py)."""
+    from runtime.core import Scanner
+
+    parser = compiled(SHAPES[0]).ResponseParser
+    for field in parser.FIELDS:
+        for delim in (field.open, field.close):
+            if delim is not None and delim.literals is None:
+                assert delim.triggers is not None, delim.pattern
+                if field.name != "content":
+                    assert delim.branches is not None, delim.pattern
+    for state, watch in parser.WATCH.items():
+        assert Scanner.of_state(watch, parser.FAST.get(state)) is not None, state
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_branches_match_reference(shape, compiled, data):
+    prefix, chunks, tools = data.draw(cases(shape))
+    assert_same_behaviour(shape.template, compiled(shape), prefix, chunks, tools)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
+def test_branches_blocks_whole_and_per_character(shape, compiled):
+    module = compiled(shape)
+    texts = list(shape.blocks) + ["".join(shape.blocks)]
+    for prefix in shape.prefixes:
+        for text in texts:
+            assert_same_behaviour(shape.template, module, prefix, [text])
+            assert_same_behaviour(shape.template, module, prefix, list(text))
