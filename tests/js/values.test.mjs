@@ -1,11 +1,11 @@
-// The runtime's Python semantics value by value (json.loads and its
+// The runtime's Python semantics value by value (json.loads, json.dumps and its
 // dialects, int / float / bool, xml-inline, kv-lines, tool typing, strip),
 // against the Python runtime's results in fixtures/values.mjs.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { castArgument, parseContent, pyStrip } from "response-template-runtime";
+import { castArgument, dumps, parseContent, pyStrip } from "response-template-runtime";
 import { CASES } from "./fixtures/values.mjs";
 import { same } from "./helpers.mjs";
 
@@ -13,6 +13,7 @@ function run([kind, a, b, c]) {
   try {
     if (kind === "content") return { value: parseContent(a, b, c) };
     if (kind === "cast") return { value: castArgument(a, b) };
+    if (kind === "dumps") return { value: dumps(a, { ensureAscii: b }) };
     return { value: pyStrip(a) };
   } catch (error) {
     return { error: error.pythonType ?? `JavaScript:${error.name}` };
