@@ -7,6 +7,7 @@ for every case; values cross as Python-compatible JSON."""
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import unicodedata
@@ -20,7 +21,7 @@ from test_js import _same_js
 
 RUNNER = r"""
 import { readFileSync } from "node:fs";
-import { parseContent, castArgument, dumps, loads, pyStrip } from "RUNTIME";
+import { parseContent, castArgument, dumps, loads, pyStrip, schemaTypes, toolParameters, typeToolCalls } from "RUNTIME";
 import "./regexes.mjs";
 const cases = loads(readFileSync(0, "utf8"));
 const lines = cases.map(([kind, a, b, c]) => {
@@ -29,6 +30,8 @@ const lines = cases.map(([kind, a, b, c]) => {
     if (kind === "content") value = parseContent(a, b, c);
     else if (kind === "cast") value = castArgument(a, b);
     else if (kind === "dumps") value = dumps(a, { ensureAscii: b });
+    else if (kind === "schema") value = schemaTypes(a);
+    else if (kind === "typing") value = typeToolCalls(structuredClone(a), toolParameters(b));
     else value = pyStrip(a);
     return dumps({ value });
   } catch (error) {
@@ -94,10 +97,36 @@ SCALAR_TEXTS += [
     "\t5\n", "9\x1f", "\x1c9", "-\u0663", "\u0661\u0660", "\u06634", "\u0663x", "1e1_0", "\u0661.\u0665e\u0662",
     _SEVENS,  # the digit 7 of every script: each range of the decimal table
 ]
+JSON_TEXTS += ['["Set"]', "«x»", "{:1}", "{a 1}"]
+JSON_ARGS += [{"string_delims": None}, {"string_delims": [["", ""]]}, {"strip": ""}, {"strip": {}}, {"strip": 10**30}]
+KV_ARGS += [{"line_sep": 5}, {"kv_sep": 5}]
+# Tool typing: schema_types, tool_parameters and type_tool_calls, as the driver applies them.
+SCHEMAS = [
+    {"type": "integer"}, {"type": ["integer", 5, "null"]}, {"anyOf": [{"type": "number"}, "junk", {"type": "string"}]},
+    {"oneOf": "ab"}, {"oneOf": {"type": "x"}}, {"anyOf": 5}, {"nullable": True}, {"type": "null", "nullable": True},
+    {"type": "string", "nullable": 1}, "notadict", {"anyOf": []}, {"type": "integer", "anyOf": [{"type": "integer"}]},
+]
+TYPING_TOOLS = [
+    [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+        "n": {"type": "integer"}, "b": {"type": ["boolean", "null"]}, "x": {"anyOf": [{"type": "number"}, {"type": "string"}]},
+        "o": {"oneOf": [{"type": "object"}]}, "z": {"type": "integer", "nullable": True}, "u": {}, "l": {"type": "integer"},
+        "a": {"type": "array"},
+    }}}}],
+    [{"name": "g", "parameters": {"properties": {"n": {"type": "number"}}}}],
+    [{"function": {"name": "f"}}, {"function": {"name": 5}}, "notadict", {"function": "x"}, {"name": "g", "parameters": []}],
+    None, [],
+]
+TYPING_VALUES = [
+    {"function": {"name": "f", "arguments": {"n": "5", "b": "null", "x": "2.5", "o": '{"a": 1}', "z": "None", "u": "7",
+                                             "l": ["1", "x", 2], "a": ["1"], "extra": "3"}}},
+    [{"function": {"name": "g", "arguments": {"n": "3"}}}, {"function": {"name": "h", "arguments": {"n": "3"}}}],
+    {"function": {"name": "f", "arguments": "notadict"}}, {"function": {"name": 7, "arguments": {"n": "1"}}},
+    {"function": "x"}, "text", {"name": "f"},
+]
 # json.dumps of values JavaScript holds as Python does (no integral floats).
 DUMPS_VALUES = [
     None, True, False, 0, -5, 12345678901234567890, 1.5, -2.25e-7, 1e300, float("nan"), float("inf"), float("-inf"),
-    1e16, 1.5e17, 1e-05, 0.0001, 123.456, 9007199254740994.0, 5e-324, -0.5,
+    1e16, 1.5e17, 1e-05, 0.0001, 123.456, 9007199254740994.0, 5e-324, -0.5, 9.1e15, "a b~",
     "", "plain", 'q"b\\s/', "\n\r\t\b\f\x00\x1f\x7f", "é€😀", "\ud800", "\udc00x", "a\ud83d\ude00b\ud83d",
     [], [1, [2, []], {}], {"k": [None, "v"], "é": {"x": 1}}, {"__proto__": 1},
 ]
@@ -124,6 +153,13 @@ def _cases():
     for text in CAST_TEXTS:
         for types in TYPES:
             cases.append(["cast", text, types, None])
+    cases.append(["content", "x", "nope", {}])
+    cases.append(["cast", "[" * 2000 + "]" * 2000, ["array"], None])
+    for schema in SCHEMAS:
+        cases.append(["schema", schema, None, None])
+    for tools in TYPING_TOOLS:
+        for value in TYPING_VALUES:
+            cases.append(["typing", value, tools, None])
     for value in DUMPS_VALUES:
         cases.append(["dumps", value, True, None])
         if not any(0xD800 <= ord(c) <= 0xDFFF or c == "\x7f" for c in json.dumps(value, ensure_ascii=False)):
@@ -143,6 +179,10 @@ def _python(case):
             value = core.parse_content(a, b, c)
         elif kind == "cast":
             value = core.cast_argument(a, tuple(b))
+        elif kind == "schema":
+            value = list(core.schema_types(a))
+        elif kind == "typing":
+            value = core.type_tool_calls(copy.deepcopy(a), core.tool_parameters(b))
         elif kind == "dumps":
             value = json.dumps(a, ensure_ascii=b)
         else:

@@ -344,11 +344,7 @@ function dumpString(text, ensureAscii = true) {
     else if (c === 12) out += "\\f";
     else if (c < 0x20 || c === 0x7f || (ensureAscii && c > 0x7e) || isLoneSurrogate(text, i)) {
       out += `\\u${c.toString(16).padStart(4, "0")}`;
-    } else if (c >= 0xd800 && c <= 0xdbff) {
-      out += text.slice(i, i + 2);
-      i += 1;
-    }
-    else out += text[i];
+    } else out += text[i]; // either half of a surrogate pair is copied as it is
   }
   return `${out}"`;
 }

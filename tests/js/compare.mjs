@@ -60,3 +60,21 @@ export function same(a, b) {
 }
 
 export const OBSERVED = ["initial_events", "feeds", "final_events", "message", "error"];
+
+/**
+ * One case of fixtures/values.mjs ([kind, a, b, c, expected]) through the
+ * runtime's exports (`runtime`): {value} or {error: Python class name}.
+ */
+export function runValueCase(runtime, [kind, a, b, c]) {
+  try {
+    if (kind === "content") return { value: runtime.parseContent(a, b, c) };
+    if (kind === "cast") return { value: runtime.castArgument(a, b) };
+    if (kind === "dumps") return { value: runtime.dumps(a, { ensureAscii: b }) };
+    if (kind === "schema") return { value: runtime.schemaTypes(a) };
+    if (kind === "typing") return { value: runtime.typeToolCalls(structuredClone(a), runtime.toolParameters(b)) };
+    if (kind === "strip") return { value: runtime.pyStrip(a) };
+    throw new Error(`unknown value case kind ${kind}`);
+  } catch (error) {
+    return { error: error?.pythonType ?? `JavaScript:${error?.name}` };
+  }
+}

@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { loads } from "response-template-runtime";
 
-export { OBSERVED, knownFailures, listedReason, same } from "./compare.mjs";
+export { OBSERVED, knownFailures, listedReason, runValueCase, same } from "./compare.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const VECTORS = join(ROOT, "tests", "vectors");

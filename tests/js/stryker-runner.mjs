@@ -8,7 +8,8 @@
 //
 // - every case of tests/vectors/*.jsonl (one test per case; the cases listed
 //   in tests/failures/js.txt are left out) through the generated modules;
-// - every value case of tests/js/fixtures/values.mjs (one test per case).
+// - every value case of tests/js/fixtures/values.mjs (one test per case);
+// - every check of tests/js/checks.mjs (JavaScript-only choices, API errors).
 //
 // It records per-test coverage, so Stryker runs only the cases that reach a
 // mutant, and stops at the first failing case. Mutants run while the modules
@@ -35,7 +36,8 @@ import { DryRunStatus, MutantRunStatus, TestStatus } from "@stryker-mutator/api/
 
 import { runCase } from "../../compiler/conformance_js.mjs";
 import { loads } from "../../runtime/js/pyjson.mjs";
-import { OBSERVED, knownFailures, listedReason, same } from "./compare.mjs";
+import { CHECKS } from "./checks.mjs";
+import { OBSERVED, knownFailures, listedReason, runValueCase, same } from "./compare.mjs";
 
 const NAMESPACE = "__stryker__";
 
@@ -143,26 +145,16 @@ export async function resolve(specifier, context, next) {
   async load() {
     if (this.tests !== null) return;
     const tests = [];
-    const { castArgument, dumps, parseContent, pyStrip } = await import("response-template-runtime");
+    const runtime = await import("response-template-runtime");
     const { CASES } = await import(pathToFileURL(join(this.root, "tests", "js", "fixtures", "values.mjs")).href);
     CASES.forEach((valueCase, index) => {
-      const [kind, a, b, c, expected] = valueCase;
       tests.push({
         id: `values/${index}`,
-        run() {
-          let actual;
-          try {
-            if (kind === "content") actual = { value: parseContent(a, b, c) };
-            else if (kind === "cast") actual = { value: castArgument(a, b) };
-            else if (kind === "dumps") actual = { value: dumps(a, { ensureAscii: b }) };
-            else actual = { value: pyStrip(a) };
-          } catch (error) {
-            actual = { error: error?.pythonType ?? `JavaScript:${error?.name}` };
-          }
-          return same(actual, expected) ? null : `values case ${index} ${JSON.stringify(valueCase.slice(0, 4))}`;
-        },
+        run: () => (same(runValueCase(runtime, valueCase), valueCase[4]) ? null : `values case ${index} ${JSON.stringify(valueCase.slice(0, 4))}`),
       });
     });
+    const qwen3 = await import(pathToFileURL(join(this.root, "generated", "js", "qwen3.mjs")).href);
+    for (const [name, check] of CHECKS) tests.push({ id: `checks/${name}`, run: () => check({ runtime, module: qwen3 }) });
     const failures = knownFailures();
     const modules = new Map();
     // Cheap cases first: a mutant is usually killed by the first case that

@@ -5,26 +5,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { castArgument, dumps, parseContent, pyStrip } from "response-template-runtime";
+import * as runtime from "response-template-runtime";
 import { CASES } from "./fixtures/values.mjs";
-import { same } from "./helpers.mjs";
+import { runValueCase, same } from "./helpers.mjs";
 
-function run([kind, a, b, c]) {
-  try {
-    if (kind === "content") return { value: parseContent(a, b, c) };
-    if (kind === "cast") return { value: castArgument(a, b) };
-    if (kind === "dumps") return { value: dumps(a, { ensureAscii: b }) };
-    return { value: pyStrip(a) };
-  } catch (error) {
-    return { error: error.pythonType ?? `JavaScript:${error.name}` };
-  }
-}
-
-test("content parsers, casts and strip give Python's values and errors", () => {
+test("content parsers, casts, typing, dumps and strip give Python's values and errors", () => {
   const mismatches = [];
   for (const testCase of CASES) {
     const expected = testCase[4];
-    const actual = run(testCase);
+    const actual = runValueCase(runtime, testCase);
     if (!same(actual, expected)) mismatches.push({ case: testCase.slice(0, 4), expected, actual });
   }
   assert.deepEqual(mismatches.slice(0, 5), []);
