@@ -29,7 +29,7 @@ const lines = cases.map(([kind, a, b, c]) => {
     let value;
     if (kind === "content") value = parseContent(a, b, c);
     else if (kind === "cast") value = castArgument(a, b);
-    else if (kind === "dumps") value = dumps(a, { ensureAscii: b });
+    else if (kind === "dumps") value = b ? dumps(a) : dumps(a, { ensureAscii: false });
     else if (kind === "schema") value = schemaTypes(a);
     else if (kind === "typing") value = typeToolCalls(structuredClone(a), toolParameters(b));
     else value = pyStrip(a);
@@ -126,7 +126,7 @@ TYPING_VALUES = [
 # json.dumps of values JavaScript holds as Python does (no integral floats).
 DUMPS_VALUES = [
     None, True, False, 0, -5, 12345678901234567890, 1.5, -2.25e-7, 1e300, float("nan"), float("inf"), float("-inf"),
-    1e16, 1.5e17, 1e-05, 0.0001, 123.456, 9007199254740994.0, 5e-324, -0.5, 9.1e15, "a b~",
+    1e16, 1.5e17, 1e-05, 0.0001, 123.456, 9007199254740994.0, 5e-324, -0.5, 9.1e15, "a b~", -0.0, ["\u00e9"],
     "", "plain", 'q"b\\s/', "\n\r\t\b\f\x00\x1f\x7f", "é€😀", "\ud800", "\udc00x", "a\ud83d\ude00b\ud83d",
     [], [1, [2, []], {}], {"k": [None, "v"], "é": {"x": 1}}, {"__proto__": 1},
 ]

@@ -71,10 +71,6 @@ export function intFromNumber(n) {
   return BigInt(n);
 }
 
-export function isSpace(cp) {
-  return inRanges(SPACE, cp);
-}
-
 /** Python's `str.strip()` (characters for which `str.isspace` is true). */
 export function pyStrip(text) {
   let start = 0;
@@ -331,7 +327,7 @@ export function loads(doc) {
 // json.dumps (ensure_ascii=True, Python's separators)
 // ---------------------------------------------------------------------------
 
-function dumpString(text, ensureAscii = true) {
+function dumpString(text, ensureAscii) {
   let out = '"';
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -69,7 +69,7 @@ export function runValueCase(runtime, [kind, a, b, c]) {
   try {
     if (kind === "content") return { value: runtime.parseContent(a, b, c) };
     if (kind === "cast") return { value: runtime.castArgument(a, b) };
-    if (kind === "dumps") return { value: runtime.dumps(a, { ensureAscii: b }) };
+    if (kind === "dumps") return { value: b ? runtime.dumps(a) : runtime.dumps(a, { ensureAscii: false }) };
     if (kind === "schema") return { value: runtime.schemaTypes(a) };
     if (kind === "typing") return { value: runtime.typeToolCalls(structuredClone(a), runtime.toolParameters(b)) };
     if (kind === "strip") return { value: runtime.pyStrip(a) };
