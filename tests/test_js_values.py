@@ -96,9 +96,11 @@ _SEVENS = "".join(chr(c) for c in range(0x110000) if unicodedata.decimal(chr(c),
 SCALAR_TEXTS += [
     "\t5\n", "9\x1f", "\x1c9", "-\u0663", "\u0661\u0660", "\u06634", "\u0663x", "1e1_0", "\u0661.\u0665e\u0662",
     _SEVENS,  # the digit 7 of every script: each range of the decimal table
+    "0" * 4301 + "1", "0" * 4300,  # leading zeros count towards the digit limit
 ]
+STRIP_ARGS = [{"strip": {}}, {"strip": ""}, {"strip": {"a": 1}}, {"strip": [0]}, {"strip": 10**30}, None]
 JSON_TEXTS += ['["Set"]', "«x»", "{:1}", "{a 1}"]
-JSON_ARGS += [{"string_delims": None}, {"string_delims": [["", ""]]}, {"strip": ""}, {"strip": {}}, {"strip": 10**30}]
+JSON_ARGS += [{"string_delims": [["", "1"]]}, {"string_delims": None}, {"string_delims": [["", ""]]}, {"strip": ""}, {"strip": {}}, {"strip": 10**30}]
 KV_ARGS += [{"line_sep": 5}, {"kv_sep": 5}]
 # Tool typing: schema_types, tool_parameters and type_tool_calls, as the driver applies them.
 SCHEMAS = [
@@ -110,7 +112,7 @@ TYPING_TOOLS = [
     [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
         "n": {"type": "integer"}, "b": {"type": ["boolean", "null"]}, "x": {"anyOf": [{"type": "number"}, {"type": "string"}]},
         "o": {"oneOf": [{"type": "object"}]}, "z": {"type": "integer", "nullable": True}, "u": {}, "l": {"type": "integer"},
-        "a": {"type": "array"},
+        "a": {"type": "array"}, "0": {"type": "integer"},
     }}}}],
     [{"name": "g", "parameters": {"properties": {"n": {"type": "number"}}}}],
     [{"function": {"name": "f"}}, {"function": {"name": 5}}, "notadict", {"function": "x"}, {"name": "g", "parameters": []}],
@@ -120,7 +122,7 @@ TYPING_VALUES = [
     {"function": {"name": "f", "arguments": {"n": "5", "b": "null", "x": "2.5", "o": '{"a": 1}', "z": "None", "u": "7",
                                              "l": ["1", "x", 2], "a": ["1"], "extra": "3"}}},
     [{"function": {"name": "g", "arguments": {"n": "3"}}}, {"function": {"name": "h", "arguments": {"n": "3"}}}],
-    {"function": {"name": "f", "arguments": "notadict"}}, {"function": {"name": 7, "arguments": {"n": "1"}}},
+    {"function": {"name": "f", "arguments": "notadict"}}, {"function": {"name": "f", "arguments": "5"}}, {"function": {"name": 7, "arguments": {"n": "1"}}},
     {"function": "x"}, "text", {"name": "f"},
 ]
 # json.dumps of values JavaScript holds as Python does (no integral floats).
@@ -154,6 +156,8 @@ def _cases():
         for types in TYPES:
             cases.append(["cast", text, types, None])
     cases.append(["content", "x", "nope", {}])
+    for args in STRIP_ARGS:
+        cases.append(["content", " x ", "text", args])
     cases.append(["cast", "[" * 2000 + "]" * 2000, ["array"], None])
     for schema in SCHEMAS:
         cases.append(["schema", schema, None, None])

@@ -53,7 +53,7 @@ const INT_MAX_STR_DIGITS = 4300;
 
 /** A Python int from ASCII digits (with sign): a Number when exact, else a BigInt. */
 export function intFromDigits(text) {
-  const digits = text.replace(/^[-+]/, "").replace(/^0+(?=.)/, "");
+  const digits = text.replace(/^[-+]/, ""); // leading zeros count towards the limit, as in CPython
   if (digits.length > INT_MAX_STR_DIGITS) {
     throw new IntDigitsError(`Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion`);
   }
