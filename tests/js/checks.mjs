@@ -23,6 +23,11 @@ export const CHECKS = [
   // UTF-8: unlike Python, it escapes lone surrogates and DEL.
   ["dumps without ensureAscii escapes lone surrogates and DEL", ({ runtime }) =>
     equals(runtime.dumps("a\ud800b\udc00\x7f\u00e9\ud83d\ude00", { ensureAscii: false }), '"a\\ud800b\\udc00\\u007f\u00e9\ud83d\ude00"')],
+  ["dumps without ensureAscii: pairs at the ends of the surrogate ranges stay, lone halves are escaped", ({ runtime }) =>
+    equals(
+      runtime.dumps("\ud800\udc00\udbff\udfffx\udfff\udbff\ue000x\ue000", { ensureAscii: false }),
+      '"\ud800\udc00\udbff\udfffx\\udfff\\udbff\ue000x\ue000"',
+    )],
   ["dumps without ensureAscii: a low surrogate after a pair is lone", ({ runtime }) =>
     equals(runtime.dumps("\ud83d\ude00\udc00", { ensureAscii: false }), '"\ud83d\ude00\\udc00"')],
   // Regexes in content_args are compiled by the compiler and registered by the

@@ -34,7 +34,7 @@ function originalText(lines, location) {
 /** A string mutant inside the message argument of a thrown error. */
 function messageOnly(mutant, line) {
   if (!["StringLiteral", "ArrayDeclaration"].includes(mutant.mutatorName) && mutant.mutatorName !== "TemplateLiteral") return false;
-  return /\bnew (?:\w*Error|JSONDecodeError)\(/.test(line) && !/super\(/.test(line);
+  return /\bnew (?:\w*Error_?|JSONDecodeError)\(/.test(line) && !/super\(/.test(line);
 }
 
 export function explainedKey(file, line, original, replacement) {
