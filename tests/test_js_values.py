@@ -7,8 +7,10 @@ for every case; values cross as Python-compatible JSON."""
 
 from __future__ import annotations
 
+import copy
 import json
 import random
+import unicodedata
 import subprocess
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from test_js import _same_js
 
 RUNNER = r"""
 import { readFileSync } from "node:fs";
-import { parseContent, castArgument, dumps, loads, pyStrip } from "RUNTIME";
+import { parseContent, castArgument, dumps, loads, pyStrip, schemaTypes, toolParameters, typeToolCalls } from "RUNTIME";
 import "./regexes.mjs";
 const cases = loads(readFileSync(0, "utf8"));
 const lines = cases.map(([kind, a, b, c]) => {
@@ -27,6 +29,9 @@ const lines = cases.map(([kind, a, b, c]) => {
     let value;
     if (kind === "content") value = parseContent(a, b, c);
     else if (kind === "cast") value = castArgument(a, b);
+    else if (kind === "dumps") value = b ? dumps(a) : dumps(a, { ensureAscii: false });
+    else if (kind === "schema") value = schemaTypes(a);
+    else if (kind === "typing") value = typeToolCalls(structuredClone(a), toolParameters(b));
     else value = pyStrip(a);
     return dumps({ value });
   } catch (error) {
@@ -78,6 +83,56 @@ TYPES = [
     ["integer"], ["number"], ["boolean"], ["null"], ["object"], ["array"], ["integer", "null"], ["null", "integer"],
     ["number", "string"], ["array", "object"], ["string"],
 ]
+# Added for the mutation run of the JavaScript runtime (docs/mutation.md):
+# each pins a branch of runtime/js/pyjson.mjs that the texts above leave open.
+JSON_TEXTS += [
+    "nulx", "trux", "falsx", "NaX", "Infinitx", "-Infinitx",  # a literal's name read in full, not by its first letter
+    '{a": 1}', '{"a"x1}', '{"a": 1x"b": 2}', "[1x2]",  # each delimiter checked
+    "[1,\t2,\r3]", '"\\/\\b\\f\\r\\t\\n"', '"\\u12G4"', '"\\u00e9\\u00E9"',  # whitespace, escapes
+    "[" * 2000 + "]" * 2000, '{"a": ' * 2000 + "1" + "}" * 2000,  # deeper than Python's recursion limit
+    "1" * 4300, "-" + "1" * 4300, "1" * 16,  # at the int digit limit; 16 digits
+]
+_SEVENS = "".join(chr(c) for c in range(0x110000) if unicodedata.decimal(chr(c), None) == 7)
+SCALAR_TEXTS += [
+    "\t5\n", "9\x1f", "\x1c9", "-\u0663", "\u0661\u0660", "\u06634", "\u0663x", "1e1_0", "\u0661.\u0665e\u0662",
+    _SEVENS,  # the digit 7 of every script: each range of the decimal table
+    "0" * 4301 + "1", "0" * 4300,  # leading zeros count towards the digit limit
+]
+STRIP_ARGS = [{"strip": {}}, {"strip": ""}, {"strip": {"a": 1}}, {"strip": [0]}, {"strip": 10**30}, None]
+JSON_TEXTS += ['["Set"]', "«x»", "{:1}", "{a 1}"]
+JSON_ARGS += [{"string_delims": [["", "1"]]}, {"string_delims": None}, {"string_delims": [["", ""]]}, {"strip": ""}, {"strip": {}}, {"strip": 10**30}]
+KV_ARGS += [{"line_sep": 5}, {"kv_sep": 5}]
+# Tool typing: schema_types, tool_parameters and type_tool_calls, as the driver applies them.
+SCHEMAS = [
+    {"type": "integer"}, {"type": ["integer", 5, "null"]}, {"anyOf": [{"type": "number"}, "junk", {"type": "string"}]},
+    {"oneOf": "ab"}, {"oneOf": {"type": "x"}}, {"anyOf": 5}, {"nullable": True}, {"type": "null", "nullable": True},
+    {"type": "string", "nullable": 1}, "notadict", {"anyOf": []}, {"type": "integer", "anyOf": [{"type": "integer"}]},
+]
+TYPING_TOOLS = [
+    [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+        "n": {"type": "integer"}, "b": {"type": ["boolean", "null"]}, "x": {"anyOf": [{"type": "number"}, {"type": "string"}]},
+        "o": {"oneOf": [{"type": "object"}]}, "z": {"type": "integer", "nullable": True}, "u": {}, "l": {"type": "integer"},
+        "a": {"type": "array"}, "0": {"type": "integer"},
+    }}}}],
+    [{"name": "g", "parameters": {"properties": {"n": {"type": "number"}}}}],
+    [{"function": {"name": "f"}}, {"function": {"name": 5}}, "notadict", {"function": "x"}, {"name": "g", "parameters": []}],
+    None, [],
+]
+TYPING_VALUES = [
+    {"function": {"name": "f", "arguments": {"n": "5", "b": "null", "x": "2.5", "o": '{"a": 1}', "z": "None", "u": "7",
+                                             "l": ["1", "x", 2], "a": ["1"], "extra": "3"}}},
+    [{"function": {"name": "g", "arguments": {"n": "3"}}}, {"function": {"name": "h", "arguments": {"n": "3"}}}],
+    {"function": {"name": "f", "arguments": "notadict"}}, {"function": {"name": "f", "arguments": "5"}}, {"function": {"name": 7, "arguments": {"n": "1"}}},
+    {"function": "x"}, "text", {"name": "f"},
+]
+# json.dumps of values JavaScript holds as Python does (no integral floats).
+DUMPS_VALUES = [
+    None, True, False, 0, -5, 12345678901234567890, 1.5, -2.25e-7, 1e300, float("nan"), float("inf"), float("-inf"),
+    1e16, 1.5e17, 1e-05, 0.0001, 123.456, 9007199254740994.0, 5e-324, -0.5, 9.1e15, "a b~", -0.0, ["\u00e9"],
+    "", "plain", 'q"b\\s/', "\n\r\t\b\f\x00\x1f\x7f", "é€😀", "\ud800", "\udc00x", "a\ud83d\ude00b\ud83d",
+    [], [1, [2, []], {}], {"k": [None, "v"], "é": {"x": 1}}, {"__proto__": 1},
+]
+
 CAST_TEXTS = SCALAR_TEXTS + ['{"a": 1}', "[1, 2]", "null", "None", " none ", "false", "0.0", "3.5", "-0", "1e2"]
 
 
@@ -100,6 +155,19 @@ def _cases():
     for text in CAST_TEXTS:
         for types in TYPES:
             cases.append(["cast", text, types, None])
+    cases.append(["content", "x", "nope", {}])
+    for args in STRIP_ARGS:
+        cases.append(["content", " x ", "text", args])
+    cases.append(["cast", "[" * 2000 + "]" * 2000, ["array"], None])
+    for schema in SCHEMAS:
+        cases.append(["schema", schema, None, None])
+    for tools in TYPING_TOOLS:
+        for value in TYPING_VALUES:
+            cases.append(["typing", value, tools, None])
+    for value in DUMPS_VALUES:
+        cases.append(["dumps", value, True, None])
+        if not any(0xD800 <= ord(c) <= 0xDFFF or c == "\x7f" for c in json.dumps(value, ensure_ascii=False)):
+            cases.append(["dumps", value, False, None])
     rng = random.Random(5)
     pieces = ['{', '}', '[', ']', ',', ':', '"', 'a', 'key', '1', '-', '.', 'e', 'NaN', ' ', '\n', '\\', 'u', 'é', "'"]
     for _ in range(400):
@@ -115,6 +183,12 @@ def _python(case):
             value = core.parse_content(a, b, c)
         elif kind == "cast":
             value = core.cast_argument(a, tuple(b))
+        elif kind == "schema":
+            value = list(core.schema_types(a))
+        elif kind == "typing":
+            value = core.type_tool_calls(copy.deepcopy(a), core.tool_parameters(b))
+        elif kind == "dumps":
+            value = json.dumps(a, ensure_ascii=b)
         else:
             value = a.strip()
         return {"value": json.loads(json.dumps(value))}

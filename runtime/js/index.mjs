@@ -172,19 +172,27 @@ function parseJson(text, args) {
   let working = text;
   const strings = [];
   if (truthy(stringDelims)) {
+    const stash = (value) => {
+      strings.push(value);
+      return `${SENTINEL_OPEN}${strings.length - 1}${SENTINEL_CLOSE}`;
+    };
     for (const pair of stringDelims) {
       const [open, close] = pair;
       let out = "";
+      if (open.length + close.length === 0) {
+        // Python's re.sub with an empty pattern: a match before every code point and at the end.
+        for (const char of working) out += `${stash("")}${char}`;
+        working = out + stash("");
+        continue;
+      }
       let at = 0;
       for (;;) {
         const start = working.indexOf(open, at);
         if (start < 0) break;
         const end = working.indexOf(close, start + open.length);
         if (end < 0) break;
-        strings.push(working.slice(start + open.length, end));
-        out += `${working.slice(at, start)}${SENTINEL_OPEN}${strings.length - 1}${SENTINEL_CLOSE}`;
+        out += `${working.slice(at, start)}${stash(working.slice(start + open.length, end))}`;
         at = end + close.length;
-        if (open.length + close.length === 0) break;
       }
       working = out + working.slice(at);
     }
@@ -260,8 +268,9 @@ function parseKvLines(text, args) {
   const out = {};
   for (let line of pySplit(text, lineSep)) {
     line = parseText(line, args);
+    if (!line) continue;
     if (typeof kvSep !== "string") throw new TypeError_(`'in <string>' requires string as left operand, not ${typeName(kvSep)}`);
-    if (!line || !line.includes(kvSep)) continue;
+    if (!line.includes(kvSep)) continue;
     const [key, value] = pySplit(line, kvSep, 1);
     setKey(out, parseText(key, args), parseValue(parseText(value, args), valueParser));
   }

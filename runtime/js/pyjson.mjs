@@ -53,7 +53,7 @@ const INT_MAX_STR_DIGITS = 4300;
 
 /** A Python int from ASCII digits (with sign): a Number when exact, else a BigInt. */
 export function intFromDigits(text) {
-  const digits = text.replace(/^[-+]/, "").replace(/^0+(?=.)/, "");
+  const digits = text.replace(/^[-+]/, ""); // leading zeros count towards the limit, as in CPython
   if (digits.length > INT_MAX_STR_DIGITS) {
     throw new IntDigitsError(`Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion`);
   }
@@ -69,10 +69,6 @@ export function intFromDigits(text) {
 export function intFromNumber(n) {
   if (Number.isSafeInteger(n)) return n === 0 ? 0 : n;
   return BigInt(n);
-}
-
-export function isSpace(cp) {
-  return inRanges(SPACE, cp);
 }
 
 /** Python's `str.strip()` (characters for which `str.isspace` is true). */
@@ -151,7 +147,7 @@ export function pyFloat(text) {
     const mantissa = m[3];
     if (/\d/.test(mantissa)) {
       const body = mantissa.replace(/_/g, "") + (m[4] !== undefined ? `e${m[4].replace(/_/g, "")}` : "");
-      return sign * Number(body.startsWith(".") ? `0${body}` : body);
+      return sign * Number(body); // Number() reads ".5" and "5." as Python does
     }
   }
   throw new ValueError(`could not convert string to float: ${pyRepr(text)}`);
@@ -331,7 +327,7 @@ export function loads(doc) {
 // json.dumps (ensure_ascii=True, Python's separators)
 // ---------------------------------------------------------------------------
 
-function dumpString(text, ensureAscii = true) {
+function dumpString(text, ensureAscii) {
   let out = '"';
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -344,11 +340,7 @@ function dumpString(text, ensureAscii = true) {
     else if (c === 12) out += "\\f";
     else if (c < 0x20 || c === 0x7f || (ensureAscii && c > 0x7e) || isLoneSurrogate(text, i)) {
       out += `\\u${c.toString(16).padStart(4, "0")}`;
-    } else if (c >= 0xd800 && c <= 0xdbff) {
-      out += text.slice(i, i + 2);
-      i += 1;
-    }
-    else out += text[i];
+    } else out += text[i]; // either half of a surrogate pair is copied as it is
   }
   return `${out}"`;
 }
@@ -367,6 +359,25 @@ function isLoneSurrogate(text, i) {
 }
 
 /**
+ * Python's `repr(float)` of a finite non-zero Number: the same shortest digits
+ * as JavaScript's, laid out as Python does (exponent form below 1e-4 and from
+ * 1e16, with at least two exponent digits; otherwise ".0" on whole numbers).
+ */
+function floatRepr(value) {
+  const [mantissa, exponentText] = value.toExponential().split("e");
+  const exponent = Number(exponentText);
+  if (exponent < -4 || exponent >= 16) {
+    const digits = String(Math.abs(exponent)).padStart(2, "0");
+    return `${mantissa}e${exponent < 0 ? "-" : "+"}${digits}`;
+  }
+  const sign = value < 0 ? "-" : "";
+  const digits = mantissa.replace(/^-/, "").replace(".", "");
+  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
+  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
+  return `${sign}${whole}.${digits.slice(exponent + 1) || "0"}`;
+}
+
+/**
  * Python's `json.dumps(value)`: NaN/Infinity, BigInt digits, `-0.0`, and
  * `\uXXXX` for non-ASCII (with `ensureAscii` false, only for control
  * characters and lone surrogates, so the text stays valid UTF-8).
@@ -382,11 +393,8 @@ export function dumps(value, { ensureAscii = true } = {}) {
     if (value === -Infinity) return "-Infinity";
     if (Object.is(value, -0)) return "-0.0";
     // Integers beyond 2**53 are BigInt here: a Number that large is a float.
-    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-      const text = String(value);
-      return text.includes("e") ? text : `${text}.0`;
-    }
-    return String(value);
+    if (Number.isSafeInteger(value)) return String(value);
+    return floatRepr(value);
   }
   const options = { ensureAscii };
   if (typeof value === "string") return dumpString(value, ensureAscii);

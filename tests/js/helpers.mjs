@@ -9,6 +9,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { loads } from "response-template-runtime";
 
+export { OBSERVED, knownFailures, listedReason, runValueCase, same } from "./compare.mjs";
+
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const VECTORS = join(ROOT, "tests", "vectors");
 export const GENERATED = join(ROOT, "generated", "js");
@@ -51,55 +53,3 @@ export async function moduleFor(name) {
   }
   return import(pathToFileURL(target).href);
 }
-
-/**
- * tests/failures/js.txt: case id -> reason ("<id>  <reason>" lines, "#"
- * comments). An id ending in "*" lists every case whose id starts with the rest
- * (a whole template: "feature_x/*").
- */
-export function knownFailures() {
-  const path = join(ROOT, "tests", "failures", "js.txt");
-  const out = new Map();
-  for (const raw of readFileSync(path, "utf8").split("\n")) {
-    const line = raw.trim();
-    if (!line || line.startsWith("#")) continue;
-    const [id, ...reason] = line.split(/\s+/);
-    out.set(id, reason.join(" "));
-  }
-  return out;
-}
-
-/** The reason a case is listed in the failure list, or undefined. */
-export function listedReason(failures, id) {
-  if (failures.has(id)) return failures.get(id);
-  for (const [key, reason] of failures) if (key.endsWith("*") && id.startsWith(key.slice(0, -1))) return reason;
-  return undefined;
-}
-
-function isDict(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/**
- * Equality as Python values, as far as JavaScript can tell them apart:
- * numbers by value (a BigInt equals the Number of the same value; int and
- * float are one type here), NaN equals NaN, booleans are not numbers, dict
- * key order is not compared (JavaScript puts integer-like keys first).
- */
-export function same(a, b) {
-  if (typeof a === "number" || typeof a === "bigint") {
-    if (typeof b !== "number" && typeof b !== "bigint") return false;
-    if (typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b)) return true;
-    // eslint-disable-next-line eqeqeq
-    return a == b;
-  }
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
-  if (isDict(a)) {
-    if (!isDict(b)) return false;
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && same(a[k], b[k]));
-  }
-  return a === b;
-}
-
-export const OBSERVED = ["initial_events", "feeds", "final_events", "message", "error"];
