@@ -1,0 +1,68 @@
+"""The whole conformance corpus as one test that stops at the first wrong
+case: mutmut's per-mutant test (pyproject.toml [tool.mutmut]).
+
+Not collected by the suite (tests/test_vectors.py checks the same vectors
+file by file); mutmut names this file in its test selection. Why it is fast:
+
+- everything that does not depend on the runtime is done once, when the
+  module is imported: the vector files are read, each case's expected trace
+  is turned into its JSON text, and each template's module source is
+  compiled. mutmut's fork server imports the test modules before it forks a
+  process per mutant, so every mutant inherits that work;
+- the generated modules are executed afresh in each mutant's process (only
+  their source is cached), so objects a module builds when it loads are
+  built by the mutated runtime;
+- cases run interleaved across the vector files (the first case of every
+  file, then the second, ...), so a mutant meets many different templates
+  and features early, and the test stops at the first case that differs;
+- a case is compared as JSON text, which is as strict as the suite's
+  comparison (types, key order) and much cheaper.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from itertools import zip_longest
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(TESTS.parent))
+
+from compiler.pipeline import module_from_code  # noqa: E402
+from compiler.vectors import VECTORS_DIR, trace  # noqa: E402
+from test_vectors import _CODE, module_for  # noqa: E402
+
+FIELDS = ("initial_events", "feeds", "final_events", "message", "error")
+
+
+def _interleaved_cases() -> list[tuple[dict, str]]:
+    per_file = []
+    for path in sorted(VECTORS_DIR.glob("*.jsonl")):
+        cases = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
+        per_file.append(cases)
+    ordered = []
+    for row in zip_longest(*per_file):
+        for case in row:
+            if case is not None:
+                expected = json.dumps({k: case[k] for k in FIELDS}, ensure_ascii=False)
+                ordered.append((case, expected))
+    return ordered
+
+
+CASES = _interleaved_cases()
+for _name in sorted({case["template"] for case, _ in CASES}):
+    module_for(_name)  # fills _CODE with the module source (runtime-independent)
+
+
+def test_corpus_in_one_pass():
+    modules = {}
+    for case, expected in CASES:
+        name = case["template"]
+        module = modules.get(name)
+        if module is None:
+            code, source = _CODE[name]
+            module = modules[name] = module_from_code(code, source)
+        actual = trace(lambda: module.ResponseParser(case["prefix"], tools=case["tools"]), case["chunks"])
+        assert json.dumps(actual, ensure_ascii=False) == expected, case["id"]
