@@ -23,7 +23,7 @@ from compiler import source as sources  # noqa: E402
 from compiler.backends import python as python_backend  # noqa: E402
 from compiler.pipeline import module_from_code, to_program  # noqa: E402
 from compiler.vectors import TEMPLATES_DIR, trace  # noqa: E402
-from corpus_runner import CASES  # noqa: E402
+from corpus_runner import CASES, limit_cpu_time  # noqa: E402
 
 ROOT = TESTS.parent
 
@@ -39,6 +39,7 @@ SOURCES = {name: sources.from_dict(_template(name), name) for name in sorted({ca
 
 def test_compiled_corpus_in_one_pass(monkeypatch):
     monkeypatch.setattr(python_backend.black, "format_str", lambda text, mode: text)
+    limit_cpu_time()
     modules = {}
     for case, expected in CASES:
         name = case["template"]

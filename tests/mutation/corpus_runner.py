@@ -20,13 +20,18 @@ file by file); mutmut names this file in its test selection. Why it is fast:
 - in a mutant's process, mutmut's trampolines (a dispatch on every call of
   every function of runtime/core.py, which triples the corpus's time) are
   replaced by the functions they would call: the active mutant for its
-  function, the original for every other (`call_mutants_directly`).
+  function, the original for every other (`call_mutants_directly`);
+- in a mutant's process the corpus gets a budget of CPU time
+  (`CPU_BUDGET_S`, about five times what it needs): a mutant that loops
+  forever fails at once instead of waiting for mutmut's wall-clock limit,
+  which a loaded machine makes long.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from itertools import zip_longest
 from pathlib import Path
@@ -39,6 +44,7 @@ from compiler.pipeline import module_from_code  # noqa: E402
 from compiler.vectors import VECTORS_DIR, trace  # noqa: E402
 from test_vectors import _CODE, module_for  # noqa: E402
 
+CPU_BUDGET_S = 10.0
 FIELDS = ("initial_events", "feeds", "final_events", "message", "error")
 
 
@@ -61,6 +67,26 @@ for _name in sorted({case["template"] for case, _ in CASES}):
     module_for(_name)  # fills _CODE with the module source (runtime-independent)
 
 
+class OutOfCpuBudget(BaseException):
+    """Not an Exception, so the vector trace does not record it as the parser's error."""
+
+
+def _out_of_budget(signum, frame):
+    raise OutOfCpuBudget(f"the corpus took more than {CPU_BUDGET_S} s of CPU time")
+
+
+def in_mutant_process() -> bool:
+    """Whether mutmut runs this process for one mutant (or its clean run)."""
+    active = os.environ.get("MUTANT_UNDER_TEST")
+    return active is not None and active not in ("stats", "fail", "mutant_generation")
+
+
+def limit_cpu_time(seconds: float = CPU_BUDGET_S) -> None:
+    if in_mutant_process():
+        signal.signal(signal.SIGVTALRM, _out_of_budget)
+        signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+
+
 def call_mutants_directly(module_name: str = "runtime.core") -> None:
     """Rebind each function mutmut wrapped in a trampoline to what the
     trampoline would call in this process: the mutant named by
@@ -70,7 +96,7 @@ def call_mutants_directly(module_name: str = "runtime.core") -> None:
     need the trampolines."""
     active = os.environ.get("MUTANT_UNDER_TEST")
     module = sys.modules.get(module_name)
-    if module is None or active is None or active in ("stats", "fail", "mutant_generation"):
+    if module is None or not in_mutant_process():
         return
     active_module, _, active_name = active.rpartition(".")
     namespace = vars(module)
@@ -89,6 +115,7 @@ def call_mutants_directly(module_name: str = "runtime.core") -> None:
 
 def test_corpus_in_one_pass():
     call_mutants_directly()
+    limit_cpu_time()
     modules = {}
     for case, expected in CASES:
         name = case["template"]
