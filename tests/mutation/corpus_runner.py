@@ -76,9 +76,10 @@ def _out_of_budget(signum, frame):
 
 
 def in_mutant_process() -> bool:
-    """Whether mutmut runs this process for one mutant (or its clean run)."""
-    active = os.environ.get("MUTANT_UNDER_TEST")
-    return active is not None and active not in ("stats", "fail", "mutant_generation")
+    """Whether mutmut runs this process for one mutant. Not in its clean,
+    statistics or forced-failure runs, which may run in the process mutmut
+    forks the mutants' processes from (they would inherit the changes)."""
+    return "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", "")
 
 
 def limit_cpu_time(seconds: float = CPU_BUDGET_S) -> None:
@@ -91,9 +92,8 @@ def call_mutants_directly(module_name: str = "runtime.core") -> None:
     """Rebind each function mutmut wrapped in a trampoline to what the
     trampoline would call in this process: the mutant named by
     MUTANT_UNDER_TEST for its function, the original for the others.
-    Nothing happens outside a mutant's process: in a plain run (no
-    trampolines), and in mutmut's statistics and forced-failure runs, which
-    need the trampolines."""
+    Nothing happens outside a mutant's process (`in_mutant_process`): a
+    plain run has no trampolines."""
     active = os.environ.get("MUTANT_UNDER_TEST")
     module = sys.modules.get(module_name)
     if module is None or not in_mutant_process():
