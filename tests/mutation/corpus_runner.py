@@ -24,7 +24,7 @@ file by file); mutmut names this file in its test selection. Why it is fast:
 - the objects built on import are frozen for the garbage collector
   (`gc.freeze`) under mutmut, so the forked processes do not copy them;
 - in a mutant's process the corpus gets a budget of CPU time
-  (`CPU_BUDGET_S`, about five times what it needs): a mutant that loops
+  (`CPU_BUDGET_S`, about three times what it needs): a mutant that loops
   forever fails at once instead of waiting for mutmut's wall-clock limit,
   which a loaded machine makes long.
 """
@@ -47,7 +47,7 @@ from compiler.pipeline import module_from_code  # noqa: E402
 from compiler.vectors import VECTORS_DIR, trace  # noqa: E402
 from test_vectors import _CODE, module_for  # noqa: E402
 
-CPU_BUDGET_S = 10.0
+CPU_BUDGET_S = 5.0
 FIELDS = ("initial_events", "feeds", "final_events", "message", "error")
 
 
