@@ -39,6 +39,7 @@ only_mutate = ["compiler/lower.py", "compiler/passes.py"]
 also_copy = ["runtime/", "generated/", "templates_src/"]
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:randomly"]
 timeout_multiplier = 1.0
+timeout_constant = 60.0
 pytest_add_cli_args_test_selection = ["tests/mutation/compiler_runner.py"]
 """
 
