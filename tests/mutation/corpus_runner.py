@@ -24,8 +24,8 @@ file by file); mutmut names this file in its test selection. Why it is fast:
 - the objects built on import are frozen for the garbage collector
   (`gc.freeze`) under mutmut, so the forked processes do not copy them;
 - in a mutant's process the corpus gets a budget of CPU time
-  (`CPU_BUDGET_S`, about three times what it needs): a mutant that loops
-  forever fails at once instead of waiting for mutmut's wall-clock limit,
+  (`CPU_BUDGET_S`, about three times what it needs) and each case a much
+  smaller one (`CASE_BUDGET_S`): a mutant that loops forever fails at once instead of waiting for mutmut's wall-clock limit,
   which a loaded machine makes long.
 """
 
@@ -48,6 +48,7 @@ from compiler.vectors import VECTORS_DIR, trace  # noqa: E402
 from test_vectors import _CODE, module_for  # noqa: E402
 
 CPU_BUDGET_S = 5.0
+CASE_BUDGET_S = 0.5  # one case takes milliseconds (a module's first load, tens)
 FIELDS = ("initial_events", "feeds", "final_events", "message", "error")
 
 
@@ -98,6 +99,11 @@ def limit_cpu_time(seconds: float = CPU_BUDGET_S) -> None:
         signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
 
 
+def _case_budget(seconds: float) -> float:
+    """Arm the CPU timer for `seconds` (0 disarms it); return what was left of it."""
+    return signal.setitimer(signal.ITIMER_VIRTUAL, seconds)[0]
+
+
 def call_mutants_directly(module_name: str = "runtime.core") -> None:
     """Rebind each function mutmut wrapped in a trampoline to what the
     trampoline would call in this process: the mutant named by
@@ -125,13 +131,22 @@ def call_mutants_directly(module_name: str = "runtime.core") -> None:
 
 def test_corpus_in_one_pass():
     call_mutants_directly()
-    limit_cpu_time()
+    per_case = in_mutant_process()
+    if per_case:
+        signal.signal(signal.SIGVTALRM, _out_of_budget)
+    left = CPU_BUDGET_S
     modules = {}
     for case, expected in CASES:
+        if per_case:
+            _case_budget(min(CASE_BUDGET_S, left))
         name = case["template"]
         module = modules.get(name)
         if module is None:
             code, source = _CODE[name]
             module = modules[name] = module_from_code(code, source)
         actual = trace(lambda: module.ResponseParser(case["prefix"], tools=case["tools"]), case["chunks"])
+        if per_case:
+            left -= min(CASE_BUDGET_S, left) - _case_budget(0)
+            if left <= 0:
+                raise OutOfCpuBudget(f"the corpus took more than {CPU_BUDGET_S} s of CPU time")
         assert json.dumps(actual, ensure_ascii=False) == expected, case["id"]
