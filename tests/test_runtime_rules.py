@@ -373,13 +373,3 @@ def test_fields_expose_their_delimiters():
     assert fields["t"].close.pattern == r"</t\s*>"
     assert fields["content"].open is None and fields["content"].close is None
 
-
-def test_runtime_objects_show_what_they_were_built_from():
-    """The reprs a debugger shows: the delimiters and plans as the generated
-    module built them."""
-    space = core.Lead(r"\s", " \t\n")
-    assert repr(space) == "Lead('\\\\s')"
-    assert repr(core.Literals(["</a>", "</ab>"], grows_at_edge=True)) == "Literals(['</ab>', '</a>'], grows_at_edge=True)"
-    assert repr(core.FastPath("<[", leads=(space,))) == "FastPath('<[', leads=(Lead('\\\\s'),))"
-    assert repr(core.Pattern(r"<x>\s*")) == "Pattern('<x>\\\\s*')"
-    assert repr(core.Placeholder("a.b")) == "Placeholder('a.b')"
