@@ -372,4 +372,3 @@ def test_fields_expose_their_delimiters():
     assert fields["t"].open.literals == ("<tt>", "<t>")
     assert fields["t"].close.pattern == r"</t\s*>"
     assert fields["content"].open is None and fields["content"].close is None
-
