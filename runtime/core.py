@@ -1315,14 +1315,6 @@ class StreamParser:
             self._buf += "".join(self._pieces)
             self._pieces = []
 
-    def _skip(self, text):
-        """All of `text` was routed: keep only the context delimiters need."""
-        context = self.CONTEXT
-        kept = (self._buf[-context:] + text)[-context:] if context > 0 else ""
-        self._base += len(self._buf) + len(text) - len(kept)
-        self._buf = kept
-        self._pos = len(kept)
-
     def _note_held(self):
         """After processing: trim; open the common path when nothing is held
         but (perhaps) a run of the state's hold lead, which moves to the

@@ -6,8 +6,12 @@ them).
 
 For each entry of tests/mutation_rechecks.json (a mutant's name, the text it
 changes in runtime/core.py, and the tests that should kill it) the mutation
-is applied to a temporary copy of the project and the tests run there.
-Results go to mutants/rechecked.json, which tests/mutation_report.py counts.
+is applied and the tests run. Entries whose tests are vector files
+(`tests/test_vectors.py -k <file>`) run in this process: the mutated source
+is executed as `runtime.core` and the named vector files are checked with
+the suite's runner (a few seconds for all). Others run pytest on a temporary
+copy of the project. Results go to mutants/rechecked.json, which
+tests/mutation_report.py counts.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,10 +29,51 @@ CHECKS = Path(__file__).resolve().parent / "mutation_rechecks.json"
 OUT = ROOT / "mutants" / "rechecked.json"
 
 
+def _vector_files(tests: list[str]) -> list[Path] | None:
+    """The vector files a `tests/test_vectors.py -k a or b` selection takes
+    (each word a substring of the file's name, as pytest's -k), else None."""
+    if len(tests) == 3 and tests[0] == "tests/test_vectors.py" and tests[1] == "-k":
+        words = [word.strip() for word in tests[2].split(" or ")]
+        return [path for path in sorted((ROOT / "tests" / "vectors").glob("*.jsonl")) if any(w in path.stem for w in words)]
+    return None
+
+
+def recheck_in_process(checks: list[dict], original: str, results: dict) -> list[dict]:
+    """Run the vector-file rechecks here; return the others."""
+    sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+    import runtime
+    import test_vectors
+
+    others = []
+    for check in checks:
+        files = _vector_files(check["tests"])
+        if files is None:
+            others.append(check)
+            continue
+        if original.count(check["before"]) != 1:
+            results[check["mutant"]] = "not applicable (the code changed)"
+            continue
+        mutated = types.ModuleType("runtime.core")
+        mutated.__file__ = str(ROOT / "runtime" / "core.py")
+        sys.modules["runtime.core"] = runtime.core = mutated
+        exec(compile(original.replace(check["before"], check["after"]), mutated.__file__, "exec"), mutated.__dict__)
+        verdict = "survived"
+        for path in files:
+            try:
+                test_vectors.test_python_backend_passes_vectors(path)
+            except Exception:  # noqa: BLE001 - any failure kills the mutant
+                verdict = "killed"
+                break
+        results[check["mutant"]] = verdict
+        print(f"{verdict:10} {check['mutant']}", flush=True)
+    return others
+
+
 def main() -> int:
     checks = json.loads(CHECKS.read_text(encoding="utf-8"))["rechecks"]
-    base = Path(tempfile.mkdtemp(prefix="mutation-recheck-"))
     results = {}
+    checks = recheck_in_process(checks, (ROOT / "runtime" / "core.py").read_text(encoding="utf-8"), results)
+    base = Path(tempfile.mkdtemp(prefix="mutation-recheck-"))
     try:
         for name in ("compiler", "runtime", "generated", "templates_src", "tests", "pyproject.toml"):
             source = ROOT / name
