@@ -56,6 +56,10 @@ HAND_WRITTEN = [
     (r"(?<=ab[ ]*c)\W", ["x c.", "x cq"]),
     (r"(?:(?<=ab[ ]*c)|x c\.)z", ["x c.abc", "x c.z"]),
     (r"(?<=^\s*(?:<\|python_start\|>\s*)?\[.*\))\s*,", ["{<|eot|>\n[get_weather(city=\"Bergen\")]\nI'll report", "[a(b) , c("]),
+    # (?m): ^ also after a newline, $ also before one
+    (r"(?m)^ASSISTANT:", ["x\nASSISTANT: hi", "xASSISTANT:", "x\nASSIST", "\nASSISTANT:"]),
+    (r"(?m)\w+$", ["ab\ncd", "ab cd\n", "ab\n\n", "a b"]),
+    (r"(?m:^)x(?m:$)|y$", ["ax\nx\n", "y\n", "x"]),
     # a look-ahead inside a look-behind reports no partial match
     (r"(?<!to=(?!as)[a-z]{1,9})<", ["|>as", "to=a", "qq<"]),
     (r"(?<=(?=as)[a-z])q", ["|>as", "qq<"]),
