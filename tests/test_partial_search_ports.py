@@ -46,6 +46,8 @@ HAND_WRITTEN = [
     (r"(?<=ab(?:[ ]*)\b)", ["x c."]),
     (r"(?<=\n\n[ ]*c)", ["x c.", "\n\n c."]),
     (r"(?<=ab[ ]*c)|x c\.", ["x c.abc", "x c.ab"]),
+    # the literal found where the repeat is at its minimum: a plain failure
+    (r"(?<=^ab\w*c)", ["zabc.", "zabbc.", "abbc."]),
     (r"(?<!ab[ ]*c)\.", ["xx  c.", "ab  c."]),
     (r"(?<=(?:</arg_value>|<tool_call>\s*[^\s<]+)\s*</tool_call>)",
      ["<arg_value># Doc with </tool_call>.", "a" * 10 + " b </tool_call>.", "a" * 9 + " b </tool_call>.",
