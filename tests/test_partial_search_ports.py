@@ -46,6 +46,8 @@ HAND_WRITTEN = [
     (r"(?<=ab(?:[ ]*)\b)", ["x c."]),
     (r"(?<=\n\n[ ]*c)", ["x c.", "\n\n c."]),
     (r"(?<=ab[ ]*c)|x c\.", ["x c.abc", "x c.ab"]),
+    # the literal found where the repeat is at its minimum: a plain failure
+    (r"(?<=^ab\w*c)", ["zabc.", "zabbc.", "abbc."]),
     (r"(?<!ab[ ]*c)\.", ["xx  c.", "ab  c."]),
     (r"(?<=(?:</arg_value>|<tool_call>\s*[^\s<]+)\s*</tool_call>)",
      ["<arg_value># Doc with </tool_call>.", "a" * 10 + " b </tool_call>.", "a" * 9 + " b </tool_call>.",
@@ -56,6 +58,10 @@ HAND_WRITTEN = [
     (r"(?<=ab[ ]*c)\W", ["x c.", "x cq"]),
     (r"(?:(?<=ab[ ]*c)|x c\.)z", ["x c.abc", "x c.z"]),
     (r"(?<=^\s*(?:<\|python_start\|>\s*)?\[.*\))\s*,", ["{<|eot|>\n[get_weather(city=\"Bergen\")]\nI'll report", "[a(b) , c("]),
+    # (?m): ^ also after a newline, $ also before one
+    (r"(?m)^ASSISTANT:", ["x\nASSISTANT: hi", "xASSISTANT:", "x\nASSIST", "\nASSISTANT:"]),
+    (r"(?m)\w+$", ["ab\ncd", "ab cd\n", "ab\n\n", "a b"]),
+    (r"(?m:^)x(?m:$)|y$", ["ax\nx\n", "y\n", "x"]),
     # a look-ahead inside a look-behind reports no partial match
     (r"(?<!to=(?!as)[a-z]{1,9})<", ["|>as", "to=a", "qq<"]),
     (r"(?<=(?=as)[a-z])q", ["|>as", "qq<"]),

@@ -1,5 +1,5 @@
 """Mutation run of the Go runtime with gremlins (not part of the test suite:
-it takes long). `python tests/mutation/go_gremlins.py [--files a.go,b.go] [--keep DIR]`
+it takes long). `nice -n 10 python tests/mutation/go_gremlins.py --workers 2 [--keep DIR]`
 
 Builds a throwaway module whose root package is runtime/go (same module
 path, so the generated packages import it unchanged), with every template
@@ -244,7 +244,7 @@ def main() -> int:
     if test.returncode != 0 or options.only_test:
         return test.returncode
     done = subprocess.run(
-        ["gremlins", "unleash", "--workers", options.workers, "--timeout-coefficient", "10", "--output", str(folder / "gremlins.json"), "."],
+        ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", "10", "--output", str(folder / "gremlins.json"), "."],
         cwd=folder, env=env,
     )
     return done.returncode
