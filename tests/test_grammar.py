@@ -56,9 +56,25 @@ STRICTER = {
     ("cohere_command", "parallel_calls"): "call objects carry only tool_name and parameters",
     ("cohere_command", "empty_arguments_no_plan"): "call objects carry only tool_name and parameters",
     ("cohere_command", "whitespace_between_blocks"): "call objects carry only tool_name and parameters",
-    ("gpt_oss", "prefilled_final_channel"): "the prompt leaves the final channel open after the header",
+    ("cohere_command", "text_before_and_after_calls"): "call objects carry only tool_name and parameters",
+    ("cohere_command", "call_inside_unclosed_reasoning"): "call objects carry only tool_name and parameters",
+    ("llama3_json", "text_before_between_after_calls"): "content text never contains '{' (a call may open on it)",
     ("phi4_mini", "functools_variant"): "content text never contains 'functools'",
 }
+# Outputs cut off inside a delimiter: the parser reads the piece as text;
+# the grammar does not let the model stop there (only a length limit cuts an
+# output there). Asserted rejected in Lark.
+CUT_INSIDE_DELIMITER = "the output stops inside a delimiter"
+STRICTER.update({
+    (name, sample): CUT_INSIDE_DELIMITER
+    for name, sample in [
+        ("deepseek_r1", "cut_off_inside_call_open"), ("deepseek_v31", "cut_off_inside_call_open"),
+        ("deepseek_v32", "cut_off_in_invoke_open"), ("gpt_oss", "cut_off_inside_call_open"),
+        ("kimi_k2", "cut_off_inside_call_open"), ("kimi_k25", "cut_off_in_call_header"),
+        ("kimi_k25", "cut_off_in_section_begin"), ("magistral", "cut_off_in_call_header"),
+        ("qwen3_coder", "cut_off_in_function_open"),
+    ]
+})
 
 
 # Known gaps, each an expected failure that turns into a test failure once
@@ -67,8 +83,6 @@ KNOWN_GAPS = {
     'test_generated_strings_parse_into_valid_calls[kimi_k2]',
     'test_samples_are_accepted[ernie45-content_then_call-gbnf]',
     'test_samples_are_accepted[ernie45-content_then_call-lark]',
-    'test_samples_are_accepted[gpt_oss-prefilled_final_channel-gbnf]',
-    'test_samples_are_accepted[gpt_oss-prefilled_final_channel-lark]',
     'test_samples_are_accepted[granite-plain_tool_call_string-gbnf]',
     'test_samples_are_accepted[granite-plain_tool_call_string-lark]',
     'test_samples_are_accepted[hunyuan-empty_arguments-gbnf]',
@@ -76,6 +90,9 @@ KNOWN_GAPS = {
     'test_samples_are_accepted[hunyuan-parallel_calls-gbnf]',
     'test_samples_are_accepted[hunyuan-parallel_calls-lark]',
     'test_samples_are_accepted[llama3_json-prefilled_call_opener-gbnf]',
+    'test_samples_are_accepted[deepseek_r1-empty_tool_section-gbnf]',
+    'test_samples_are_accepted[llama3_json-text_before_and_after_calls-gbnf]',
+    'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-lark]',
     'test_samples_are_accepted[llama3_json-prefilled_call_opener-lark]',
 }
 
@@ -114,7 +131,16 @@ def gbnf_checkable(name) -> bool:
     (llama.cpp reads them character by character), so GBNF acceptance is
     checked through llguidance for the other bodies only."""
     fields = read(name).template["fields"]
+    if name in GBNF_LEXED_WRONG:
+        return False
     return not any(f.get("content") == "xml-inline" for f in fields.values())
+
+
+# Templates whose blocks all have opens (no implicit region) and whose opens
+# have many optional parts: llguidance's GBNF import lexes the shared rules of
+# their variants greedily and loses the alternatives (llama.cpp reads them
+# character by character).
+GBNF_LEXED_WRONG = {"gpt_oss"}
 
 
 def sample_cases():
@@ -183,6 +209,8 @@ def test_samples_are_accepted(name, sample, fmt):
     if fmt == "gbnf" and not gbnf_checkable(name):
         return  # compiled by llguidance above; acceptance: see gbnf_checkable
     expected = (name, sample["id"]) not in STRICTER
+    if fmt == "gbnf" and STRICTER.get((name, sample["id"])) == CUT_INSIDE_DELIMITER:
+        return  # GBNF spells delimiters one character at a time: a cut piece may read as text
     assert accepts(grm, sample["output"]) is expected, STRICTER.get((name, sample["id"]), "should be accepted")
 
 
