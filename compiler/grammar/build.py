@@ -251,7 +251,7 @@ class Builder:
         if isinstance(delim, LiteralDelimiter):
             return self.full(delim)
         options = []
-        for branch in rc.branches(self.ast(delim)):
+        for branch in rc.variants(self.ast(delim)):
             node = rc.to_node(branch, at_end=at_end)
             if node is None:
                 continue
@@ -397,10 +397,23 @@ class Builder:
         props = tool.parameters.get("properties") or {}
         required = [k for k in props if k in set(tool.parameters.get("required") or [])]
         members = {k: self.tag(args, where, k, schema=v, schema_path=f"{tool.path}.properties.{k}", value_parser=value_parser) for k, v in props.items()}
-        self.check_tags_read_back(args, where, list(props)[:2], members)
+        # Tags one per line; else separated by commas (Python call arguments).
+        sep = None
+        for text, node in (("\n", WS), (", ", m.seq(m.Lit(","), WS))):
+            if self.tags_read_back(args, list(props)[:2], members, text):
+                sep = node
+                break
+        if sep is None:
+            self.check_tags_read_back(args, where, list(props)[:2], members)
         from .schema import members_in_order
 
-        return m.seq(WS, members_in_order(self.g, list(props), required, members, WS), WS)
+        return m.seq(WS, members_in_order(self.g, list(props), required, members, sep), WS)
+
+    def tags_read_back(self, args: dict, keys: list[str], members: dict, sep: str) -> bool:
+        if not keys:
+            return True
+        text = sep.join(self.shortest(members[k]) for k in keys)
+        return [match.group("key") for match in regex.finditer(args["tag_pattern"], text, regex.DOTALL)] == keys
 
     def check_tags_read_back(self, args: dict, where: str, keys: list[str], members: dict) -> None:
         """Tags written one after another must be found again by the
@@ -425,11 +438,21 @@ class Builder:
         if not regex.fullmatch(to_source(groups["key"].body), key, regex.DOTALL):
             raise m.GrammarError(where + ".tag_pattern", f"the key group cannot match {key!r}")
         items = rc._items(ast)
+        if items and rc.start_or_separator(items[0]):
+            items = items[1:]  # `(?:^|,)`: the grammar writes the separator between tags
         index = next((i for i, item in enumerate(items) if isinstance(item, Group) and item.name == "value"), None)
         if index is None:
             raise m.GrammarError(where + ".tag_pattern", "the value group must sit at the top level of the pattern")
-        before = rc.to_node(Concat(tuple(items[:index])), {"key": m.Lit(key)}, at_start=True, at_end=True)
-        after_items = tuple(items[index + 1 :])
+        # An optional quote right around the value (`'?` quoting a Python
+        # value) is not written: the value is written as JSON.
+        lead = list(items[:index])
+        while lead and _optional_char(lead[-1]):
+            lead.pop()
+        trail = list(items[index + 1 :])
+        while trail and _optional_char(trail[0]):
+            trail.pop(0)
+        before = rc.to_node(Concat(tuple(lead)), {"key": m.Lit(key)}, at_start=True, at_end=True)
+        after_items = tuple(trail)
         if value is not None:
             after = rc.to_node(Concat(after_items), {"key": m.Lit(key)}, at_start=True, at_end=True)
             return m.seq(before, value, after)
@@ -528,7 +551,10 @@ class Builder:
                 for _, opened in self.delimiter_variants(self.reasoning.open, at_start=True):
                     options.append(m.seq(WS, opened, rest))
             if reasoning_mode != "require" or self.reasoning is None:
-                options.append(self.seg(first))
+                first_seg = self.seg(first)
+                dead = self.g.rules[first_seg.name]
+                if not (isinstance(dead, m.Until) and not dead.exits and not dead.may_end):
+                    options.append(first_seg)  # (dead when a call is required and may only open at the start)
                 options.extend(self.start_calls)
             start = m.alt(*options)
         self.g.rules = {"start": start, **self.g.rules}
@@ -568,7 +594,7 @@ class Builder:
         self.bodies = bodies
         self.opens = {t.name: self.open_for(t, field.open) for t in tools}
         self.body_witness = {t.name: self.shortest(bodies[t.name]) for t in tools}
-        if self.split(field.open) is None and isinstance(field.open, RegexDelimiter):
+        if isinstance(field.open, RegexDelimiter):
             self.start_calls = [
                 m.seq(node, self.call_rest(t, (self.next_calls(), False)))
                 for t in tools
@@ -596,6 +622,9 @@ class Builder:
         would otherwise run into it)."""
         field, out = self.tool_field, []
         for source, node in self.delimiter_variants(field.open, groups):
+            contexts = LOOKBEHIND_CONTEXTS
+            if source is not None:
+                contexts += tuple(self.lookbehind_witnesses(rc.ast_of(source)))
             if source is not None and groups:
                 group = next(iter(groups))
                 matcher = regex.compile(source, regex.DOTALL)
@@ -604,9 +633,21 @@ class Builder:
                     texts.add(_grown(node))
                 except TypeError:
                     pass
-                if not any(all(_reads_name(matcher, text, group, tool.name, before) for text in texts) for before in LOOKBEHIND_CONTEXTS):
+                if not any(all(_reads_name(matcher, text, group, tool.name, before) for text in texts) for before in contexts):
                     continue
             out.append(node)
+        return out
+
+    def lookbehind_witnesses(self, variant) -> list[str]:
+        """Shortest texts a leading look-behind of a variant accepts."""
+        out = []
+        for item in rc._items(variant):
+            if isinstance(item, Look) and item.behind and not item.negative:
+                node = rc.to_node(item.body, at_start=True, at_end=True)
+                if node is not None:
+                    out.append(self.shortest(node))
+            elif not rc.conditional_empty(item):
+                break
         return out
 
     # -- states ------------------------------------------------------------------------
@@ -664,9 +705,11 @@ class Builder:
         """The segment's continuations written with no text first: (witness or
         None for the end of the output, delimiter variant, node after it)."""
         out = []
-        for _, _, then, after_w, _, variants in self.entries(state):
+        for _, _, then, after_w, at_end, variants in self.entries(state):
             for variant in variants:
-                out.append((self.shortest(variant) + after_w, variant, then))
+                # Right after a close, the end of turn ends the output (text
+                # after it, allowed after free text, confuses greedy lexers).
+                out.append((self.shortest(variant) + after_w, variant, m.EMPTY if at_end else then))
         if self.may_end(state[0]):
             out.append((None, m.EMPTY if self.implicit is not None else self.null_end(), m.EMPTY))
         return out
@@ -731,9 +774,6 @@ class Builder:
                         continue
                     if valid("\nx"):
                         specific.append((text, m.seq(mid, m.Lit("\n"), LETTER, self.seg(state))))
-                    follows = [w for w, _, _ in direct if w is not None]
-                    if follows and all(valid("x" + w) for w in follows):
-                        specific.append((text, m.seq(mid, LETTER, self.seg(state, must_exit=True))))
                 found = []
                 for follow, variant, then in direct:
                     if follow is None:
@@ -851,6 +891,12 @@ def _compiled(source: str):
     if source not in _COMPILED:
         _COMPILED[source] = regex.compile(source, regex.DOTALL)
     return _COMPILED[source]
+
+
+def _optional_char(node) -> bool:
+    from ..regex.nodes import Char, Repeat
+
+    return isinstance(node, Repeat) and node.min == 0 and node.max == 1 and isinstance(node.body, Char) and node.body.char in "'\""
 
 
 def _merge_exits(exits: list[tuple[str, m.Node]]) -> list[tuple[str, m.Node]]:
