@@ -261,6 +261,7 @@ def test_generated_strings_in_gbnf(name):
 
 QWEN3_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}\n</tool_call><|im_end|>'
 QWEN3_5_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call><|im_end|>"
+PYTHONIC_CALL = '[get_weather(city="Paris", days=3)]<|eot|>'
 MUTATIONS = [
     ("qwen3", QWEN3_CALL, '"days": 3', '"days": "three"'),  # wrong type
     ("qwen3", QWEN3_CALL, '"city": "Paris", ', ""),  # missing required key
@@ -270,6 +271,10 @@ MUTATIONS = [
     ("qwen3_5", QWEN3_5_CALL, "<parameter=city>\nParis\n</parameter>\n", ""),
     ("qwen3_5", QWEN3_5_CALL, "get_weather", "get_wether"),
     ("qwen3_5", QWEN3_5_CALL, "</parameter>\n</function>\n</tool_call><|im_end|>", ""),
+    ("llama4_pythonic", PYTHONIC_CALL, "days=3", 'days="three"'),
+    ("llama4_pythonic", PYTHONIC_CALL, 'city="Paris", ', ""),
+    ("llama4_pythonic", PYTHONIC_CALL, "get_weather", "get_wether"),
+    ("llama4_pythonic", PYTHONIC_CALL, ")]<|eot|>", ""),
 ]
 
 
