@@ -135,9 +135,9 @@ def walk(grammar, rng: random.Random, node=None, depth: int = 0, budget=None) ->
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) if alphabet else ""
         if any(e in text for e in node.exclude):
             text = ""
-        if node.may_end and (not node.exits or rng.random() < 0.2):
+        if node.may_end and (not node.exits or deep or rng.random() < 0.2):
             return text
-        trigger, exit = rng.choice(node.exits)
+        trigger, exit = node.exits[0] if deep else rng.choice(node.exits)  # calls come first: they end
         return text + trigger + walk(grammar, rng, exit, depth + 1, budget)
     raise TypeError(node)
 

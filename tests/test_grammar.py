@@ -56,26 +56,51 @@ STRICTER = {
     ("cohere_command", "parallel_calls"): "call objects carry only tool_name and parameters",
     ("cohere_command", "empty_arguments_no_plan"): "call objects carry only tool_name and parameters",
     ("cohere_command", "whitespace_between_blocks"): "call objects carry only tool_name and parameters",
-    ("gpt_oss", "prefilled_final_channel"): "the prompt leaves the final channel open after the header",
+    ("cohere_command", "text_before_and_after_calls"): "call objects carry only tool_name and parameters",
+    ("cohere_command", "call_inside_unclosed_reasoning"): "call objects carry only tool_name and parameters",
+    ("llama3_json", "text_before_between_after_calls"): "content text never contains '{' (a call may open on it)",
+    ("llama4_pythonic", "plain_answer"): "content text never contains '[' or ',' (a call list or a later call may open on them)",
+    ("llama4_pythonic", "plain_answer_with_code_calls"): "content text never contains '[' or ',' (a call list or a later call may open on them)",
+    ("llama4_pythonic", "text_before_list_is_content"): "content text never contains '[' or ',' (a call list or a later call may open on them)",
+    ("olmo3", "empty_function_calls_block"): "content text never contains a newline (a later call may open on one)",
+    ("olmo3", "code_in_answer_is_content"): "content text never contains a newline (a later call may open on one)",
     ("phi4_mini", "functools_variant"): "content text never contains 'functools'",
 }
+# Outputs cut off inside a delimiter: the parser reads the piece as text;
+# the grammar does not let the model stop there (only a length limit cuts an
+# output there). Asserted rejected in Lark.
+CUT_INSIDE_DELIMITER = "the output stops inside a delimiter"
+STRICTER.update({
+    (name, sample): CUT_INSIDE_DELIMITER
+    for name, sample in [
+        ("deepseek_r1", "cut_off_inside_call_open"), ("deepseek_v31", "cut_off_inside_call_open"),
+        ("deepseek_v32", "cut_off_in_invoke_open"), ("gpt_oss", "cut_off_inside_call_open"),
+        ("kimi_k2", "cut_off_inside_call_open"), ("kimi_k25", "cut_off_in_call_header"),
+        ("kimi_k25", "cut_off_in_section_begin"), ("magistral", "cut_off_in_call_header"),
+        ("qwen3_coder", "cut_off_in_function_open"), ("llama4_pythonic", "cut_off_in_call_name"),
+        ("olmo3", "cut_off_in_block_open"),
+    ]
+})
 
 
 # Known gaps, each an expected failure that turns into a test failure once
 # fixed (strict); docs/grammar.md, "Known gaps", says why.
 KNOWN_GAPS = {
     'test_generated_strings_parse_into_valid_calls[kimi_k2]',
+    'test_generated_strings_parse_into_valid_calls[gpt_oss]',
+    'test_generated_strings_parse_into_valid_calls[kimi_k25]',
+    'test_generated_strings_parse_into_valid_calls[minimax_m1]',
+    'test_generated_strings_in_gbnf[deepseek_r1]',
+    'test_generated_strings_in_gbnf[kimi_k2]',
+    'test_generated_strings_in_gbnf[kimi_k25]',
+    'test_generated_strings_in_gbnf[llama3_json]',
     'test_samples_are_accepted[ernie45-content_then_call-gbnf]',
     'test_samples_are_accepted[ernie45-content_then_call-lark]',
-    'test_samples_are_accepted[gpt_oss-prefilled_final_channel-gbnf]',
-    'test_samples_are_accepted[gpt_oss-prefilled_final_channel-lark]',
     'test_samples_are_accepted[granite-plain_tool_call_string-gbnf]',
-    'test_samples_are_accepted[granite-plain_tool_call_string-lark]',
-    'test_samples_are_accepted[hunyuan-empty_arguments-gbnf]',
-    'test_samples_are_accepted[hunyuan-empty_arguments-lark]',
-    'test_samples_are_accepted[hunyuan-parallel_calls-gbnf]',
-    'test_samples_are_accepted[hunyuan-parallel_calls-lark]',
     'test_samples_are_accepted[llama3_json-prefilled_call_opener-gbnf]',
+    'test_samples_are_accepted[deepseek_r1-empty_tool_section-gbnf]',
+    'test_samples_are_accepted[llama3_json-text_before_and_after_calls-gbnf]',
+    'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-lark]',
     'test_samples_are_accepted[llama3_json-prefilled_call_opener-lark]',
 }
 
@@ -86,14 +111,8 @@ def _known_gaps(request):
         request.applymarker(pytest.mark.xfail(strict=True, reason="known gap (docs/grammar.md)"))
 
 
-# The templates bundled when the grammars were written: each must emit every
-# text format. A template added later may be refused, with an error naming
-# the template field it cannot express (docs/grammar.md, "Support").
-MUST_EMIT = {
-    "cohere_command", "deepseek_r1", "deepseek_v31", "ernie45", "gemma4", "glm45", "gpt_oss", "granite",
-    "hunyuan", "kimi_k2", "llama3_json", "minimax_m2", "mistral", "mistral_v3", "phi4_mini", "qwen3",
-    "qwen3_5", "seed_oss", "smollm3",
-}
+# Every bundled template emits every text format (docs/grammar.md, "Support").
+MUST_EMIT = set(TEMPLATES)
 
 
 @lru_cache(maxsize=None)
@@ -114,7 +133,16 @@ def gbnf_checkable(name) -> bool:
     (llama.cpp reads them character by character), so GBNF acceptance is
     checked through llguidance for the other bodies only."""
     fields = read(name).template["fields"]
+    if name in GBNF_LEXED_WRONG:
+        return False
     return not any(f.get("content") == "xml-inline" for f in fields.values())
+
+
+# Templates whose blocks all have opens (no implicit region) and whose opens
+# have many optional parts: llguidance's GBNF import lexes the shared rules of
+# their variants greedily and loses the alternatives (llama.cpp reads them
+# character by character).
+GBNF_LEXED_WRONG = {"gpt_oss"}
 
 
 def sample_cases():
@@ -183,6 +211,8 @@ def test_samples_are_accepted(name, sample, fmt):
     if fmt == "gbnf" and not gbnf_checkable(name):
         return  # compiled by llguidance above; acceptance: see gbnf_checkable
     expected = (name, sample["id"]) not in STRICTER
+    if fmt == "gbnf" and STRICTER.get((name, sample["id"])) == CUT_INSIDE_DELIMITER:
+        return  # GBNF spells delimiters one character at a time: a cut piece may read as text
     assert accepts(grm, sample["output"]) is expected, STRICTER.get((name, sample["id"]), "should be accepted")
 
 
@@ -231,6 +261,7 @@ def test_generated_strings_in_gbnf(name):
 
 QWEN3_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}\n</tool_call><|im_end|>'
 QWEN3_5_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call><|im_end|>"
+PYTHONIC_CALL = '[get_weather(city="Paris", days=3)]<|eot|>'
 MUTATIONS = [
     ("qwen3", QWEN3_CALL, '"days": 3', '"days": "three"'),  # wrong type
     ("qwen3", QWEN3_CALL, '"city": "Paris", ', ""),  # missing required key
@@ -240,6 +271,10 @@ MUTATIONS = [
     ("qwen3_5", QWEN3_5_CALL, "<parameter=city>\nParis\n</parameter>\n", ""),
     ("qwen3_5", QWEN3_5_CALL, "get_weather", "get_wether"),
     ("qwen3_5", QWEN3_5_CALL, "</parameter>\n</function>\n</tool_call><|im_end|>", ""),
+    ("llama4_pythonic", PYTHONIC_CALL, "days=3", 'days="three"'),
+    ("llama4_pythonic", PYTHONIC_CALL, 'city="Paris", ', ""),
+    ("llama4_pythonic", PYTHONIC_CALL, "get_weather", "get_wether"),
+    ("llama4_pythonic", PYTHONIC_CALL, ")]<|eot|>", ""),
 ]
 
 
@@ -295,7 +330,9 @@ def test_options():
     assert not accepts(only_time, QWEN3_CALL)
     # A prompt that opens <think>: the output starts inside the reasoning.
     opened = to_llguidance(grammar("qwen3", TOOLS, prefix="<|im_start|>assistant\n<think>\n", tool_choice="required"), "lark")
-    assert accepts(opened, "hmm</think>" + QWEN3_CALL) and not accepts(opened, QWEN3_CALL)
+    # The reasoning also ends at a call (the close looks ahead at `<tool_call>`).
+    assert accepts(opened, "hmm</think>" + QWEN3_CALL) and accepts(opened, "hmm" + QWEN3_CALL)
+    assert not accepts(opened, "hmm</think>Hello.<|im_end|>")
     assert accepts(required, QWEN3_CALL)
     forbid = to_llguidance(grammar("qwen3", TOOLS, reasoning="forbid"), "lark")
     assert not accepts(forbid, "<think>x</think>Hi.")

@@ -21,7 +21,7 @@ import regex
 from ..ir import Delimiter, Field, LiteralDelimiter, Program, RegexDelimiter, TDict, TPlaceholder
 from ..regex import to_source
 from ..regex.charset import CharSet
-from ..regex.nodes import Concat, Group
+from ..regex.nodes import Concat, Group, Look
 from . import model as m
 from . import regexconv as rc
 from .schema import STANDARD, WS, WS_CHARS, Dialect, Expander
@@ -160,8 +160,6 @@ class Builder:
         self.fmt = fmt
         self.g = m.Grammar()
         self._shortest: dict[str, str] = {}
-        self._exit_pre: list = []
-        self._last_exits: list = []
 
     # -- witnesses -----------------------------------------------------------
     def shortest(self, node: m.Node, depth: int = 0) -> str:
@@ -230,20 +228,18 @@ class Builder:
         return rc.required_literals(self.ast(delim))
 
     def exits(self, delim: Delimiter, then: m.Node, groups=None, *, at_end=False) -> list[tuple[str, m.Node]]:
-        """(trigger, rest of the delimiter + `then`) for text that `delim` ends."""
-        if isinstance(delim, LiteralDelimiter):
-            found = self.split(delim)
-        else:
-            found = [s for branch in rc.variants(self.ast(delim)) for s in (rc.splits(branch) or [])]
-        out = []
-        for s in found:
-            if s.start_only:
-                continue
-            post = rc.to_node(Concat(s.post), groups, at_end=at_end)
-            if post is not None:
-                out.append((s.trigger, m.seq(post, then)))
-                self._exit_pre.append((s.trigger, m.seq(post, then), s.pre))
-        return out
+        """(trigger, rest of the delimiter + `then`) for text that `delim` ends;
+        the rests after one trigger become one shared rule."""
+        rests: dict[str, list[m.Node]] = {}
+        for trigger, post in self.split_parts(delim, groups, at_end=at_end):
+            rests.setdefault(trigger, []).append(post)
+        return [(trigger, m.seq(self.shared(posts), then)) for trigger, posts in rests.items()]
+
+    def shared(self, nodes: list[m.Node]) -> m.Node:
+        """Alternatives of a delimiter's variants, a rule of their own when
+        they are many (the same rule wherever the delimiter is written)."""
+        node = m.alt(*nodes)
+        return self.g.add("delimiter", node) if len(set(nodes)) > 2 else node
 
     def close_for(self, field: Field, body_witness: str, follow: str | None) -> m.Node | None:
         """The close of `field` usable before `follow` (a witness of what comes
@@ -255,7 +251,7 @@ class Builder:
         if isinstance(delim, LiteralDelimiter):
             return self.full(delim)
         options = []
-        for branch in rc.branches(self.ast(delim)):
+        for branch in rc.variants(self.ast(delim)):
             node = rc.to_node(branch, at_end=at_end)
             if node is None:
                 continue
@@ -293,7 +289,9 @@ class Builder:
         module = compile_template(self.template)
         parser = module.ResponseParser(self.options.prefix)
         current = None
-        for event in parser.initial_events:
+        # A regex open that ends the prompt is held back until more text
+        # arrives: one neutral character commits it.
+        for event in list(parser.initial_events) + list(parser.feed("x")):
             if event["type"] == "region_open":
                 current = event["field"]
             elif event["type"] == "region_close":
@@ -355,7 +353,7 @@ class Builder:
                 Expander(m.Grammar(), self.fmt, dialect).value(tool.parameters, tool.path)  # errors name the tool's path
             if b.each:
                 items = [self.element_schema(t) for t in self.active_tools()]
-                schema = {"type": "array", "items": items[0] if len(items) == 1 else {"anyOf": items}, "minItems": 1}
+                schema = {"type": "array", "items": items[0] if len(items) == 1 else {"anyOf": items}, "minItems": 1 if self.low else 0}
                 if not parallel_items:
                     schema["maxItems"] = 1
             else:
@@ -399,10 +397,23 @@ class Builder:
         props = tool.parameters.get("properties") or {}
         required = [k for k in props if k in set(tool.parameters.get("required") or [])]
         members = {k: self.tag(args, where, k, schema=v, schema_path=f"{tool.path}.properties.{k}", value_parser=value_parser) for k, v in props.items()}
-        self.check_tags_read_back(args, where, list(props)[:2], members)
+        # Tags one per line; else separated by commas (Python call arguments).
+        sep = None
+        for text, node in (("\n", WS), (", ", m.seq(m.Lit(","), WS))):
+            if self.tags_read_back(args, list(props)[:2], members, text):
+                sep = node
+                break
+        if sep is None:
+            self.check_tags_read_back(args, where, list(props)[:2], members)
         from .schema import members_in_order
 
-        return m.seq(WS, members_in_order(self.g, list(props), required, members, WS), WS)
+        return m.seq(WS, members_in_order(self.g, list(props), required, members, sep), WS)
+
+    def tags_read_back(self, args: dict, keys: list[str], members: dict, sep: str) -> bool:
+        if not keys:
+            return True
+        text = sep.join(self.shortest(members[k]) for k in keys)
+        return [match.group("key") for match in regex.finditer(args["tag_pattern"], text, regex.DOTALL)] == keys
 
     def check_tags_read_back(self, args: dict, where: str, keys: list[str], members: dict) -> None:
         """Tags written one after another must be found again by the
@@ -427,11 +438,21 @@ class Builder:
         if not regex.fullmatch(to_source(groups["key"].body), key, regex.DOTALL):
             raise m.GrammarError(where + ".tag_pattern", f"the key group cannot match {key!r}")
         items = rc._items(ast)
+        if items and rc.start_or_separator(items[0]):
+            items = items[1:]  # `(?:^|,)`: the grammar writes the separator between tags
         index = next((i for i, item in enumerate(items) if isinstance(item, Group) and item.name == "value"), None)
         if index is None:
             raise m.GrammarError(where + ".tag_pattern", "the value group must sit at the top level of the pattern")
-        before = rc.to_node(Concat(tuple(items[:index])), {"key": m.Lit(key)}, at_start=True, at_end=True)
-        after_items = tuple(items[index + 1 :])
+        # An optional quote right around the value (`'?` quoting a Python
+        # value) is not written: the value is written as JSON.
+        lead = list(items[:index])
+        while lead and _optional_char(lead[-1]):
+            lead.pop()
+        trail = list(items[index + 1 :])
+        while trail and _optional_char(trail[0]):
+            trail.pop(0)
+        before = rc.to_node(Concat(tuple(lead)), {"key": m.Lit(key)}, at_start=True, at_end=True)
+        after_items = tuple(trail)
         if value is not None:
             after = rc.to_node(Concat(after_items), {"key": m.Lit(key)}, at_start=True, at_end=True)
             return m.seq(before, value, after)
@@ -498,56 +519,89 @@ class Builder:
         return {group: m.Lit(tool.name)}
 
     # -- the whole output -------------------------------------------------------------
+    # Between blocks the parser is back in the implicit region (or the null
+    # sink). That stretch is a segment whose rule depends on a state (cs, cd):
+    # cs = calls written so far (0 none; 1 some, more allowed; 2 some, no
+    # more), cd = a content block was written (a non-repeating one is not
+    # written twice). Every block returns to a segment, as the parser
+    # returns to the implicit region after every close.
+
     def build(self) -> m.Grammar:
         self.classify()
-        low, high = self.call_counts()
+        self.low, self.high = self.call_counts()
         reasoning_mode = self.options.reasoning
         if reasoning_mode == "require" and self.reasoning is None:
             raise m.GrammarError("fields", "--reasoning require: the template has no reasoning field with an open delimiter")
         open_now = self.open_region()
-
-        # End of turn: the implicit field's close.
-        end_close = self.implicit.close if self.implicit is not None else None
-        end_full = self.full(end_close, at_end=True) if end_close is not None else None
-        end_witness = self.shortest(end_full) if end_full is not None else None
-
-        tools = self.active_tools() if high != 0 else []
-        # Calls: rules `call_N` (open, body) for each tool, then `after_call_K`.
-        calls = self.calls(tools, low, high, end_full, end_witness)
-
-        segment = self.segment(calls, low, high, end_close, content_done=False)
+        self.end_close = self.implicit.close if self.implicit is not None else None
+        self.exclude_all = self.watched_literals()
+        self.prepare_calls(self.active_tools() if self.high != 0 else [])
+        first = (0, False)
         if open_now is not None:
             if open_now is self.reasoning:
-                start = self.text_block_rest(open_now, segment, low == 0)
+                start = self.block(self.reasoning, first)
             elif open_now is self.content_block:
-                start = self.text_block_rest(open_now, self.segment(calls, low, high, end_close, content_done=True), low == 0)
+                start = self.block(self.content_block, (0, True))
             else:
                 raise m.GrammarError("prefix", f"the prompt leaves field '{open_now.name}' open; the grammar starts only in reasoning or content")
         else:
             options = []
-            if self.reasoning is not None and reasoning_mode != "forbid":
-                rest = self.text_block_rest(self.reasoning, segment, low == 0)
+            if self.reasoning is not None and reasoning_mode != "forbid" and (reasoning_mode == "require" or not self.reasoning_again()):
+                rest = self.block(self.reasoning, first)
                 for _, opened in self.delimiter_variants(self.reasoning.open, at_start=True):
                     options.append(m.seq(WS, opened, rest))
             if reasoning_mode != "require" or self.reasoning is None:
-                options.append(segment)
-                if calls and self.start_calls is not None:
-                    options.append(self.start_calls)
+                first_seg = self.seg(first)
+                dead = self.g.rules[first_seg.name]
+                if not (isinstance(dead, m.Until) and not dead.exits and not dead.may_end):
+                    options.append(first_seg)  # (dead when a call is required and may only open at the start)
+                options.extend(self.start_calls)
             start = m.alt(*options)
         self.g.rules = {"start": start, **self.g.rules}
         return self.g
 
-    def text_block_rest(self, field: Field, then: m.Node, may_end: bool = False) -> m.Node:
-        """The body of a text field up to its close, then `then` (or the end
-        of the output, which closes the region, when `may_end`)."""
-        if field.close is None:
-            return m.Until((), (), True)
-        saved = list(self._exit_pre)
-        exits = self.exits(field.close, then)
-        self._exit_pre = saved
-        if not exits:
-            raise m.GrammarError(field.close.path, "no literal that every match contains: free text cannot be kept from matching it")
-        return m.Until(tuple(sorted({t for t, _ in exits})), tuple(exits), may_end)
+    def watched_literals(self) -> tuple[str, ...]:
+        """Literals free text of the implicit region never holds: one of them
+        is in every match of a delimiter watched there."""
+        watched = [f.open for f in self.program.fields if f.open is not None]
+        if self.end_close is not None:
+            watched.append(self.end_close)
+        exclude: set[str] = set()
+        for delim in watched:
+            found = self.excluded(delim)
+            if not found:
+                raise m.GrammarError(delim.path, "no literal that every match contains: free text cannot be kept from matching it")
+            exclude.update(found)
+        return tuple(sorted(exclude))
+
+    def prepare_calls(self, tools: list[Tool]) -> None:
+        """Bodies, open groups and witnesses of the calls; `start_calls` for
+        opens that only match at the start of the output (llama3)."""
+        self.call_tools, self.start_calls = [], []
+        if not tools:
+            return
+        field = self.tool_field
+        bodies = {t.name: self.body(t, self.options.parallel) for t in tools}
+        if self.binding.name[0] == "content" and field.content == "json" and not self.binding.each and len(tools) > 1:
+            # One JSON value for all tools (anyOf): alternatives of embedded
+            # schemas would make the engine pick one at the first '{'.
+            items = [self.element_schema(t) for t in tools]
+            args = json.loads(field.content_args_json) or {}
+            shared = m.seq(WS, self.json_value({"anyOf": items}, self.dialect(args)), WS)
+            bodies = {t.name: shared for t in tools}
+            tools = tools[:1]
+        self.call_tools = tools
+        self.bodies = bodies
+        self.opens = {t.name: self.open_for(t, field.open) for t in tools}
+        self.body_witness = {t.name: self.shortest(bodies[t.name]) for t in tools}
+        if isinstance(field.open, RegexDelimiter):
+            self.start_calls = [
+                m.seq(node, self.call_rest(t, (self.next_calls(), False)))
+                for t in tools
+                for branch in rc.variants(self.ast(field.open))
+                if (node := rc.to_node(branch, self.opens[t.name], at_start=True)) is not None
+                and rc.to_node(branch, self.opens[t.name], at_start=False) is None
+            ]
 
     def delimiter_variants(self, delim: Delimiter | None, groups=None, *, at_end=False, at_start=False):
         """(regex source or None, node) for each variant of a delimiter."""
@@ -568,6 +622,9 @@ class Builder:
         would otherwise run into it)."""
         field, out = self.tool_field, []
         for source, node in self.delimiter_variants(field.open, groups):
+            contexts = LOOKBEHIND_CONTEXTS
+            if source is not None:
+                contexts += tuple(self.lookbehind_witnesses(rc.ast_of(source)))
             if source is not None and groups:
                 group = next(iter(groups))
                 matcher = regex.compile(source, regex.DOTALL)
@@ -576,130 +633,209 @@ class Builder:
                     texts.add(_grown(node))
                 except TypeError:
                     pass
-                hits = [matcher.fullmatch(text) for text in texts]
-                if any(hit is None or hit.group(group) != tool.name for hit in hits):
+                if not any(all(_reads_name(matcher, text, group, tool.name, before) for text in texts) for before in contexts):
                     continue
             out.append(node)
         return out
 
-    def closes_before(self, field: Field, body_witness: str, follows: list[str | None]) -> list[m.Node]:
-        """Variants of the close that match (look-arounds included) between a
-        body and each of `follows` (None: the end of the output)."""
-        at_end = follows == [None]
-        found = []
-        for source, node in self.delimiter_variants(field.close, at_end=at_end):
-            text = self.shortest(node)
-            if source is None:
-                found.append(node)
-                continue
-            matcher = regex.compile(source, regex.DOTALL)
-            ok = True
-            for follow in follows:
-                hit = matcher.match(body_witness + text + (follow or ""), len(body_witness))
-                ok = ok and hit is not None and hit.end() == len(body_witness) + len(text)
-            if ok:
-                found.append(node)
-        return found
+    def lookbehind_witnesses(self, variant) -> list[str]:
+        """Shortest texts a leading look-behind of a variant accepts."""
+        out = []
+        for item in rc._items(variant):
+            if isinstance(item, Look) and item.behind and not item.negative:
+                node = rc.to_node(item.body, at_start=True, at_end=True)
+                if node is not None:
+                    out.append(self.shortest(node))
+            elif not rc.conditional_empty(item):
+                break
+        return out
 
-    def calls(self, tools, low, high, end_full, end_witness):
-        """The call sequence. Returns {tool: (open groups, node after the open's
-        trigger)}; rules `more_calls` when calls may repeat."""
-        self.start_calls = None
-        if not tools:
-            return {}
-        field = self.tool_field
-        parallel_items = self.options.parallel
-        bodies = {t.name: self.body(t, parallel_items) for t in tools}
-        if self.binding.name[0] == "content" and field.content == "json" and not self.binding.each and len(tools) > 1:
-            # One JSON value for all tools (anyOf): alternatives of embedded
-            # schemas would make the engine pick one at the first '{'.
-            items = [self.element_schema(t) for t in tools]
-            args = json.loads(field.content_args_json) or {}
-            shared = m.seq(WS, self.json_value({"anyOf": items}, self.dialect(args)), WS)
-            bodies = {t.name: shared for t in tools}
-            tools = tools[:1]
-        opens = {t.name: self.open_for(t, field.open) for t in tools}
-        body_witness = self.shortest(bodies[tools[0].name])
-        # The end of the call sequence: the end-of-turn close, or the end of output.
-        finish = []
-        if end_full is not None:
-            for end_source, end_node in self.delimiter_variants(self.implicit.close, at_end=True):
-                for close in self.closes_before(field, body_witness, [self.shortest(end_node)]):
-                    finish.append(m.seq(close, end_node))
-        eos = self.closes_before(field, body_witness, [None])
-        finish.extend(eos or [m.EMPTY])  # the end of the output closes the region
-        done = m.alt(*finish)
-        after_first = done
-        if high is None:
-            repeat = []
-            for t in tools:
-                for open_node in self.open_variants(t, opens[t.name]):
-                    follow = self.shortest(open_node) + self.shortest(bodies[t.name])
-                    for close in self.closes_before(field, body_witness, [follow]):
-                        repeat.append(m.seq(close, open_node, bodies[t.name], m.Ref("more_calls")))
-            if repeat:
-                self.g.rules["more_calls"] = m.alt(*repeat, done)
-                after_first = m.Ref("more_calls")
-        pieces = {t.name: (opens[t.name], m.seq(bodies[t.name], after_first)) for t in tools}
-        # llama3-style opens that only match at the start of the output.
-        found = self.split(field.open)
-        if found is None and isinstance(field.open, RegexDelimiter):
-            starts = [
-                m.seq(node, pieces[t.name][1])
-                for t in tools
-                for branch in rc.variants(self.ast(field.open))
-                if (node := rc.to_node(branch, opens[t.name], at_start=True)) is not None
-                and rc.to_node(branch, opens[t.name], at_start=False) is None
-            ]
-            if starts:
-                self.start_calls = m.alt(*starts)
-        return pieces
+    # -- states ------------------------------------------------------------------------
+    def calls_allowed(self, cs: int) -> bool:
+        return bool(self.call_tools) and cs in (0, 1)
 
-    def segment(self, calls, low, high, end_close, *, content_done: bool) -> m.Node:
-        """Implicit-region text (or dropped whitespace), ended by a content
-        block, the first call or the end of turn."""
-        name = "content_then" if not content_done else "after_content"
-        if name in self.g.rules:
-            return m.Ref(name)
-        self.g.rules[name] = m.EMPTY
-        watched = [f.open for f in self.program.fields if f.open is not None]
-        if self.implicit is not None and self.implicit.close is not None:
-            watched.append(self.implicit.close)
-        exclude: set[str] = set()
-        for delim in watched:
-            found = self.excluded(delim)
-            if not found:
-                raise m.GrammarError(delim.path, "no literal that every match contains: free text cannot be kept from matching it")
-            exclude.update(found)
-        exits: list[tuple[str, m.Node]] = []
-        self._exit_pre = []
-        for tool_name, (groups, rest) in calls.items():
-            exits += self.exits(self.tool_field.open, rest, groups)
-        if self.content_block is not None and not content_done:
-            after = self.segment(calls, low, high, end_close, content_done=True)
-            exits += self.exits(self.content_block.open, self.text_block_rest(self.content_block, after, low == 0))
-        self._last_exits = list(self._exit_pre)
-        may_end = low == 0
-        if end_close is not None and low == 0:
-            exits += self.exits(end_close, self.tail(end_close, exclude), at_end=True)
-        if self.implicit is not None:
-            node = m.Until(tuple(sorted(exclude)), tuple(_merge_exits(exits)), may_end)
-        else:  # the null sink: only whitespace, and delimiters written whole
-            whole = []
-            for tool_name, (groups, rest) in calls.items():
-                tool = next(t for t in self.tools if t.name == tool_name)
-                for variant in self.open_variants(tool, groups):
-                    whole.append(m.seq(WS, variant, rest))
-            if self.content_block is not None and not content_done:
-                after = self.segment(calls, low, high, end_close, content_done=True)
-                body = self.text_block_rest(self.content_block, after, low == 0)
-                for _, variant in self.delimiter_variants(self.content_block.open):
-                    whole.append(m.seq(WS, variant, body))
+    def next_calls(self) -> int:
+        return 1 if self.high is None else 2
+
+    def may_end(self, cs: int) -> bool:
+        return self.low == 0 or cs > 0
+
+    def content_allowed(self, cd: bool) -> bool:
+        return self.content_block is not None and (not cd or self.content_block.repeats)
+
+    def reasoning_again(self) -> bool:
+        return self.reasoning is not None and self.reasoning.repeats and self.options.reasoning != "forbid"
+
+    def state_name(self, state, suffix: str = "") -> str:
+        cs, cd = state
+        return ("before_calls", "after_call", "calls_done")[cs] + ("_content_done" if cd and self.content_block else "") + suffix
+
+    def _rule(self, name: str, make) -> m.Ref:
+        """A named rule built once; a placeholder while it is built breaks cycles."""
+        if name not in self.g.rules:
+            self.g.rules[name] = m.EMPTY
+            self.g.rules[name] = make()
+        return m.Ref(name)
+
+    def entries(self, state) -> list[tuple]:
+        """What may open from the segment of `state`: (delimiter, groups,
+        node after it, witness of what follows it, at_end, whole variants)."""
+        cs, cd = state
+        out = []
+        if self.calls_allowed(cs):
+            for t in self.call_tools:
+                groups = self.opens[t.name]
+                out.append((self.tool_field.open, groups, self.call_rest(t, (self.next_calls(), cd)), self.body_witness[t.name], False, self.open_variants(t, groups)))
+        if self.content_allowed(cd):
+            block = self.block(self.content_block, (cs, True))
+            out.append((self.content_block.open, None, block, "x", False, [n for _, n in self.delimiter_variants(self.content_block.open)]))
+        if self.reasoning_again():
+            block = self.block(self.reasoning, state)
+            out.append((self.reasoning.open, None, block, "x", False, [n for _, n in self.delimiter_variants(self.reasoning.open)]))
+        if self.may_end(cs) and self.end_close is not None:
+            out.append((self.end_close, None, self.tail(), "", True, [n for _, n in self.delimiter_variants(self.end_close, at_end=True)]))
+        return out
+
+    def call_rest(self, tool: Tool, state) -> m.Ref:
+        """A call's body after its open, its close, then the segment of `state`."""
+        index = self.call_tools.index(tool)
+        return self._rule(f"call_{index}_{self.state_name(state)}", lambda: m.seq(self.bodies[tool.name], self.after_call(state)))
+
+    def direct(self, state) -> list[tuple[str | None, m.Node, m.Node]]:
+        """The segment's continuations written with no text first: (witness or
+        None for the end of the output, delimiter variant, node after it)."""
+        out = []
+        for _, _, then, after_w, at_end, variants in self.entries(state):
+            for variant in variants:
+                # Right after a close, the end of turn ends the output (text
+                # after it, allowed after free text, confuses greedy lexers).
+                out.append((self.shortest(variant) + after_w, variant, m.EMPTY if at_end else then))
+        if self.may_end(state[0]):
+            out.append((None, m.EMPTY if self.implicit is not None else self.null_end(), m.EMPTY))
+        return out
+
+    def grouped(self, found: list[tuple[m.Node, m.Node]]) -> list[m.Node]:
+        """(variant, then) pairs as one alternative per `then`."""
+        by_then: dict[m.Node, list[m.Node]] = {}
+        for variant, then in found:
+            by_then.setdefault(then, []).append(variant)
+        return [m.seq(self.shared(variants), then) for then, variants in by_then.items()]
+
+    def seg(self, state, must_exit: bool = False) -> m.Ref:
+        """Implicit-region text (or dropped whitespace) up to the next block,
+        the end of turn or (when the state allows) the end of the output."""
+
+        def make():
+            entries = self.entries(state)
+            may_end = self.may_end(state[0]) and not must_exit
+            if self.implicit is not None:
+                exits = []
+                for delim, groups, then, _, at_end, _ in entries:
+                    exits += self.exits(delim, then, groups, at_end=at_end)
+                return m.Until(self.exclude_all, tuple(_merge_exits(exits)), may_end)
+            whole = [m.seq(WS, node) for node in self.grouped([(v, then) for _, _, then, _, _, variants in entries for v in variants])]
             if may_end:
                 whole.append(self.null_end())
-            node = m.alt(*whole) if whole else m.EMPTY
-        self.g.rules[name] = node
-        return m.Ref(name)
+            return m.alt(*whole) if whole else m.EMPTY
+
+        return self._rule(self.state_name(state, "_then_block" if must_exit else ""), make)
+
+    def close_variants(self, delim: Delimiter):
+        """(regex source or None, node before more text, node at the end of the output, witness)."""
+        if isinstance(delim, LiteralDelimiter):
+            return [(None, m.Lit(lit), m.Lit(lit), lit) for lit in delim.literals]
+        out = []
+        for variant in rc.variants(self.ast(delim)):
+            mid, end = rc.to_node(variant), rc.to_node(variant, at_end=True)
+            if mid is None and end is None:
+                continue
+            out.append((to_source(variant), mid, end, self.shortest(end if end is not None else mid)))
+        return out
+
+    def after_call(self, state) -> m.Ref:
+        """A call's close, then the segment of `state`. A close that matches
+        before any text (look-arounds checked on witnesses) leads to free
+        text; one that looks ahead at the next block leads to that block."""
+
+        def make():
+            field = self.tool_field
+            if field.close is None:
+                return m.EMPTY  # the call runs to the end of the output
+            witness = self.body_witness[self.call_tools[0].name]
+            cs = state[0]
+            universal, specific, at_eos, universal_texts = [], [], [], []
+            direct = self.direct(state)
+            for source, mid, end, text in self.close_variants(field.close):
+                valid = lambda follow: source is None or _close_matches(source, witness, text, follow)
+                if mid is not None and self.implicit is not None:
+                    if all(map(valid, TEXT_AFTER)) and (not self.may_end(cs) or valid(None)):
+                        universal.append(m.seq(mid, self.seg(state)))
+                        universal_texts.append(text)
+                        continue
+                    if valid("\nx"):
+                        specific.append((text, m.seq(mid, m.Lit("\n"), LETTER, self.seg(state))))
+                found = []
+                for follow, variant, then in direct:
+                    if follow is None:
+                        if end is not None and valid(None):
+                            at_eos.append((text, end if self.implicit is not None else m.seq(end, variant)))
+                    elif mid is not None and valid(follow):
+                        found.append((variant, then))
+                specific.extend((text, m.seq(mid, node)) for node in self.grouped(found))
+            # A close that writes what a close followed by free text writes
+            # (and more) is left out: a greedy lexer would take the longer
+            # one and never see the text.
+            kept = [node for text, node in specific + at_eos if not any(text.startswith(u) for u in universal_texts)]
+            options = kept + universal  # the ones that lead to the end last (random walks end on them)
+            if not options:
+                raise m.GrammarError(field.close.path, "no variant of the close matches before anything the grammar can write next")
+            return m.alt(*options)
+
+        return self._rule("close_" + self.state_name(state), make)
+
+    def block(self, field: Field, state) -> m.Ref:
+        """The body of a text field up to its close, then the segment of
+        `state` (or the end of the output, which closes the region, when the
+        state may end). A close that only looks ahead at the next block
+        (`(?=\\s*<tool_call>)`) ends the text at that block's trigger."""
+
+        def make():
+            if field.close is None:
+                return m.Until((), (), True)
+            exits = list(self.exits(field.close, self.seg(state)))
+            if isinstance(field.close, RegexDelimiter):
+                for variant in rc.variants(self.ast(field.close)):
+                    if rc.splits(variant) is not None:
+                        continue
+                    matcher = regex.compile(to_source(variant), regex.DOTALL)
+                    for delim, groups, then, after_w, at_end, _ in self.entries(state):
+                        rests: dict[str, list[m.Node]] = {}
+                        for trigger, post in self.split_parts(delim, groups, at_end=at_end):
+                            hit = matcher.match(trigger + self.shortest(post) + after_w)
+                            if hit is not None and hit.end() == 0:
+                                rests.setdefault(trigger, []).append(post)
+                        exits += [(trigger, m.seq(self.shared(posts), then)) for trigger, posts in rests.items()]
+            if not exits:
+                raise m.GrammarError(field.close.path, "no literal that every match contains: free text cannot be kept from matching it")
+            return m.Until(tuple(sorted({t for t, _ in exits})), tuple(_merge_exits(exits)), self.may_end(state[0]))
+
+        return self._rule(f"{field.name}_then_{self.state_name(state)}", make)
+
+    def split_parts(self, delim: Delimiter, groups=None, *, at_end=False) -> list[tuple[str, m.Node]]:
+        """(trigger, rest) for each way a delimiter starts with a literal
+        (what comes before it is absorbed by the free text)."""
+        if isinstance(delim, LiteralDelimiter):
+            found = self.split(delim)
+        else:
+            found = [s for branch in rc.variants(self.ast(delim)) for s in (rc.splits(branch) or [])]
+        out = []
+        for s in found:
+            if s.start_only or any(isinstance(item, Look) and item.behind and not item.negative for item in s.pre):
+                continue  # only at the start, or only after a given character: not after free text
+            post = rc.to_node(Concat(s.post), groups, at_end=at_end)
+            if post is not None:
+                out.append((s.trigger, post))
+        return out
 
     def null_end(self) -> m.Node:
         """Without an implicit field, the content block's close literals may
@@ -710,17 +846,57 @@ class Builder:
                 return m.alt(m.seq(WS, end, WS), WS)
         return WS
 
-    def pre_node(self, pre) -> m.Node:
-        return rc.to_node(Concat(tuple(pre)), at_start=False) or m.EMPTY
-
-    def tail(self, end_close, exclude) -> m.Node:
+    def tail(self) -> m.Ref:
         """After an end-of-turn close the parser reads text again: allow more
         text and closes, but no more blocks."""
-        if "tail" not in self.g.rules:
-            self.g.rules["tail"] = m.EMPTY
-            exits = self.exits(end_close, m.Ref("tail"), at_end=True)
-            self.g.rules["tail"] = m.Until(tuple(sorted(exclude)), tuple(_merge_exits(exits)), True)
-        return m.Ref("tail")
+
+        def make():
+            exits = self.exits(self.end_close, m.Ref("tail"), at_end=True)
+            return m.Until(self.exclude_all, tuple(_merge_exits(exits)), True)
+
+        return self._rule("tail", make)
+
+
+# What a look-behind in a call open may need before it (after a close).
+LOOKBEHIND_CONTEXTS = ("", ";", ",", "}", "]", ">", "\n", " ")
+
+
+def _reads_name(matcher, text: str, group: str, name: str, before: str) -> bool:
+    """Every way of writing this open variant reads back the tool's name
+    (here: the witness, after `before` for a look-behind)."""
+    hit = matcher.fullmatch(before + text, len(before))
+    return hit is not None and hit.group(group) == name
+
+
+# Free text that may follow a call's close, as witnesses for its look-arounds.
+TEXT_AFTER = ("x", " x", "\nx", "x y")
+LETTER = m.Chars(CharSet.of([(0x41, 0x5A), (0x61, 0x7A)]))
+
+
+def _close_matches(source: str, body: str, text: str, follow: str | None) -> bool:
+    """The close matches `text` right after `body` and before `follow` (None:
+    the end of the output); it may also take whitespace that follows."""
+    subject = body + text + (follow or "")
+    hit = _compiled(source).match(subject, len(body))
+    if hit is None or hit.end() < len(body) + len(text):
+        return False
+    extra = subject[len(body) + len(text) : hit.end()]
+    return extra == "" or extra.isspace()
+
+
+_COMPILED: dict[str, object] = {}
+
+
+def _compiled(source: str):
+    if source not in _COMPILED:
+        _COMPILED[source] = regex.compile(source, regex.DOTALL)
+    return _COMPILED[source]
+
+
+def _optional_char(node) -> bool:
+    from ..regex.nodes import Char, Repeat
+
+    return isinstance(node, Repeat) and node.min == 0 and node.max == 1 and isinstance(node.body, Char) and node.body.char in "'\""
 
 
 def _merge_exits(exits: list[tuple[str, m.Node]]) -> list[tuple[str, m.Node]]:

@@ -28,6 +28,14 @@ def starts_with_lookbehind(node: Node) -> bool:
     )
 
 
+def start_or_separator(node: Node) -> bool:
+    """`(?:^|,)`: a choice between the start of the text and something else."""
+    node = _unwrap(node)
+    return isinstance(node, Alt) and any(
+        isinstance(_unwrap(b), Anchor) and _unwrap(b).kind in (BOS, START) for b in node.branches
+    )
+
+
 def ast_of(pattern: str) -> Node:
     return parse(pattern).body
 

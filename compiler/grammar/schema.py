@@ -43,6 +43,7 @@ _STRING_CHAR = m.alt(
     m.Chars(CharSet.of([(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x10FFFF)])),
     m.seq(m.Lit("\\"), m.alt(m.Chars(CharSet.chars('"\\bfnrt')), m.seq(m.Lit("u00"), m.Chars(CharSet.chars("01")), HEX))),
 )
+BARE_KEY = m.Rep(m.Chars(CharSet.of([(ord("0"), ord("9")), (ord("A"), ord("Z")), (ord("_"), ord("_")), (ord("a"), ord("z"))])), 1, None)
 STRING = m.seq(m.Lit('"'), m.Rep(_STRING_CHAR, 0, None), m.Lit('"'))
 
 
@@ -104,12 +105,21 @@ class Expander:
         if name not in self.grammar.rules:
             ref = m.Ref(name)
             self.grammar.rules[name] = m.EMPTY  # placeholder for recursion
-            member = m.seq(self.string(), WS, m.Lit(":"), WS, ref, WS)
-            obj = m.seq(m.Lit("{"), WS, m.opt(m.seq(member, m.Rep(m.seq(m.Lit(","), WS, member), 0, None))), m.Lit("}"))
+            # A bare key (unquoted_keys) is only quoted right after "{" or ","
+            # and right before ":": no whitespace around it in that dialect.
+            gap = m.EMPTY if self.dialect.unquoted_keys else WS
+            key = m.alt(self.string(), BARE_KEY) if self.dialect.unquoted_keys else self.string()
+            member = m.seq(key, gap, m.Lit(":"), WS, ref, WS)
+            obj = m.seq(m.Lit("{"), gap, m.opt(m.seq(member, m.Rep(m.seq(m.Lit(","), gap, member), 0, None))), m.Lit("}"))
+            self.grammar.rules["json_object"] = obj
             item = m.seq(ref, WS)
             arr = m.seq(m.Lit("["), WS, m.opt(m.seq(item, m.Rep(m.seq(m.Lit(","), WS, item), 0, None))), m.Lit("]"))
-            self.grammar.rules[name] = m.alt(obj, arr, self.string(), NUMBER, m.Lit("true"), m.Lit("false"), m.Lit("null"))
+            self.grammar.rules[name] = m.alt(m.Ref("json_object"), arr, self.string(), NUMBER, m.Lit("true"), m.Lit("false"), m.Lit("null"))
         return m.Ref(name)
+
+    def any_object(self) -> m.Node:
+        self.any_value()
+        return m.Ref("json_object")
 
     def value(self, schema: object, path: str) -> m.Node:
         if schema is True or schema == {}:
@@ -158,7 +168,7 @@ class Expander:
     def object(self, schema: dict, path: str) -> m.Node:
         props = schema.get("properties") or {}
         if not props and schema.get("additionalProperties", True) not in (False, None):
-            return m.seq(m.Lit("{"), WS, m.Lit("}")) if not schema.get("required") else self.any_value()
+            return self.any_object()
         required = [k for k in props if k in set(schema.get("required") or [])]
         missing = [k for k in schema.get("required") or [] if k not in props]
         if missing:

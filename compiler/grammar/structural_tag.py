@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from ..ir import LiteralDelimiter
+from ..regex.nodes import Look
 from . import model as m
 from . import regexconv as rc
 from .build import Builder
@@ -71,6 +72,13 @@ def structural_tag(builder: Builder) -> dict:
     low, high = builder.call_counts()
     tools = builder.active_tools() if high != 0 else []
     found = builder.split(field.open)
+    if found and not isinstance(field.open, LiteralDelimiter):
+        found = [s for branch in rc.variants(builder.ast(field.open)) for s in (rc.splits(branch) or [])]
+    if found:  # a trigger is searched in free text: not one only at the start or after a given character
+        found = [
+            s for s in found
+            if not s.start_only and not any(isinstance(item, Look) and item.behind and not item.negative for item in s.pre)
+        ]
     if not found:
         raise m.GrammarError(field.open.path, "no literal trigger starts every match of the open")
     structures = []
@@ -85,7 +93,7 @@ def structural_tag(builder: Builder) -> dict:
                 opens.append(s.trigger + text)
         if not opens:
             raise m.GrammarError(field.open.path, f"the open for {tool.name!r} is not one literal string")
-        close = builder.close_for(field, "}", None) if isinstance(field.close, LiteralDelimiter) else None
+        close = builder.close_for(field, "}", None)
         close_text = _canonical(builder.full(field.close)) if close is None else _canonical(close)
         if close_text is None:
             raise m.GrammarError(field.close.path, "the close is not one literal string")
@@ -107,4 +115,7 @@ def structural_tag(builder: Builder) -> dict:
         structures.append({"begin": begin, "schema": tool.parameters, "end": end})
     if not structures:
         raise m.GrammarError("tools", "no tools to describe")
+    # Only triggers that start a begin (a later call's open written after a
+    # `,` is not a begin of its own: the tag writes one call per trigger).
+    triggers = [t for t in triggers if any(s["begin"].startswith(t) for s in structures)]
     return {"type": "structural_tag", "structures": structures, "triggers": triggers}
