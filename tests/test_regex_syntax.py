@@ -366,9 +366,18 @@ def test_backtracking_risk_not_found(pattern):
 
 def test_backtracking_risk_on_the_corpus():
     flagged = {CORPUS[p] for p in CORPUS if backtracking_risk(parse(p))}
-    # [^\s<]+ then (?:\w+\s*)?: quadratic on long names; and two tag patterns
-    assert "gpt_oss.fields.tool_calls.open_pattern" in flagged
-    assert len(flagged) <= 4, flagged
+    # [^\s<]+ then (?:\w+\s*)?: quadratic on long names. The others are tag patterns, run once
+    # per call body (not per token), and llama3_json's close, whose overlapping \s* runs are short.
+    # A pattern added to this set is a decision: name it here.
+    assert flagged == {
+        "gpt_oss.fields.tool_calls.open_pattern",
+        "llama3_json.fields.tool_calls.close_pattern",
+        "glm45.fields.tool_calls.content_args.value_parser.args.tag_pattern",
+        "llama4_pythonic.fields.tool_calls.content_args.tag_pattern",
+        "lfm2.fields.tool_calls.content_args.tag_pattern",
+        "deepseek_v32.fields.tool_calls.content_args.tag_pattern",
+        "deepseek_v32.fields.tool_calls.content_args.value_parser.args.tag_pattern",
+    }, flagged
 
 
 def test_target_problems():
