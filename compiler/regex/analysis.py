@@ -121,26 +121,30 @@ def nullable(node: Node) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def first_set(node: Node) -> CharSet:
-    """Characters that can start a non-empty match of `node`."""
+def first_set(node: Node, lookaheads: bool = False) -> CharSet:
+    """Characters that can start a non-empty match of `node`; with
+    `lookaheads`, also those a positive look-ahead at the start reads (what a
+    match or partial match at p < end may read first at text[p])."""
     if isinstance(node, _SINGLE):
         return set_of(node)
     if isinstance(node, Concat):
         out = CharSet()
         for item in node.items:
-            out = out | first_set(item)
+            out = out | first_set(item, lookaheads)
             if not nullable(item):
                 break
         return out
     if isinstance(node, Alt):
         out = CharSet()
         for branch in node.branches:
-            out = out | first_set(branch)
+            out = out | first_set(branch, lookaheads)
         return out
     if isinstance(node, Repeat):
-        return CharSet() if node.max == 0 else first_set(node.body)
+        return CharSet() if node.max == 0 else first_set(node.body, lookaheads)
     if isinstance(node, Group):
-        return first_set(node.body)
+        return first_set(node.body, lookaheads)
+    if lookaheads and isinstance(node, Look) and not node.behind and not node.negative:
+        return first_set(node.body, lookaheads)
     return CharSet()
 
 

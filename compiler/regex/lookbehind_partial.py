@@ -41,7 +41,7 @@ there); the ports test the same set before each attempt.
 from __future__ import annotations
 
 from .analysis import first_set, nullable
-from .charset import CharSet, set_of
+from .charset import CharSet
 from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, root_of
 
 _OPEN, _CLOSE = "open", "close"  # capturing group boundary markers in the flattened sequence
@@ -111,33 +111,9 @@ def backtrack_literals(ast: Regex | Node) -> dict[int, str]:
     return out
 
 
-def _entry(node: Node) -> CharSet:
-    """Characters a path may read first at its start position (consumed or
-    looked ahead at): a match or partial match at p < end reads text[p]."""
-    if isinstance(node, (Char, Dot, Category, Class)):
-        return set_of(node)
-    if isinstance(node, Concat):
-        out = CharSet()
-        for item in node.items:
-            out = out | _entry(item)
-            if not nullable(item):
-                break
-        return out
-    if isinstance(node, Alt):
-        out = CharSet()
-        for branch in node.branches:
-            out = out | _entry(branch)
-        return out
-    if isinstance(node, (Repeat, Group)):
-        return CharSet() if isinstance(node, Repeat) and node.max == 0 else _entry(node.body)
-    if isinstance(node, Look) and not node.behind and not node.negative:
-        return _entry(node.body)
-    return CharSet()
-
-
 def attempt_entry(ast: Regex | Node) -> CharSet | None:
     """The characters at which a search attempts a match (any when None):
     those a match or partial match may read first, consumed or looked
     ahead at; None when the pattern can match empty."""
     root = root_of(ast)
-    return None if nullable(root) else _entry(root) | first_set(root)
+    return None if nullable(root) else first_set(root, lookaheads=True)
