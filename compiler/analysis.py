@@ -24,7 +24,7 @@ import regex
 
 from .ir import Delimiter, LiteralDelimiter
 from .regex.analysis import has_lazy, lookbehind_width
-from .regex.nodes import Alt, Category, Char, Class, Concat, Group, Look, Node, Range, Repeat
+from .regex.nodes import Alt, Anchor, Category, Char, Class, Concat, Group, Look, Node, Range, Repeat
 from .regex.syntax import to_source
 
 _MAX_SET = 256
@@ -82,10 +82,13 @@ def _items(node: Node) -> list[Node]:
     return [node]
 
 
-def _first(items: list[Node]) -> tuple[set[str], bool]:
+def _first(items: list[Node], crossed: list | None = None) -> tuple[set[str], bool]:
     """Literal strings one of which starts every match of a sequence (a run
     of literal characters is kept whole: `<tool_call>`, not `<`), and whether
-    the sequence can match empty."""
+    the sequence can match empty. A look-around or anchor ends the analysis
+    (_NoFastPath) unless `crossed` is a list: then a positive look-ahead
+    gives its body's strings, other look-arounds and anchors are zero-width
+    and skipped, and each one read on the way is added to `crossed`."""
     strings: set[str] = set()
     for index, node in enumerate(items):
         if isinstance(node, Char) and not node.icase:
@@ -96,34 +99,39 @@ def _first(items: list[Node]) -> tuple[set[str], bool]:
                 run.append(following.char)
             strings.add("".join(run))
             return strings, False
-        item_strings, nullable = _first_item(node)
+        item_strings, nullable = _first_item(node, crossed)
         strings |= item_strings
         if not nullable:
             return strings, False
     return strings, True
 
 
-def _first_item(node: Node) -> tuple[set[str], bool]:
+def _first_item(node: Node, crossed: list | None = None) -> tuple[set[str], bool]:
     if isinstance(node, Class):
         return _class_chars(node), False
+    if crossed is not None and isinstance(node, (Look, Anchor)):
+        crossed.append(node)
+        if isinstance(node, Anchor) or node.behind or node.negative:
+            return set(), True
+        return _first(_items(node.body), crossed)
     if isinstance(node, Group):
-        return _first(_items(node.body))
+        return _first(_items(node.body), crossed)
     if isinstance(node, Concat):
-        return _first(list(node.items))
+        return _first(list(node.items), crossed)
     if isinstance(node, Alt):
         strings: set[str] = set()
         nullable = False
         for branch in node.branches:
-            branch_strings, branch_nullable = _first(_items(branch))
+            branch_strings, branch_nullable = _first(_items(branch), crossed)
             strings |= branch_strings
             nullable = nullable or branch_nullable
         return strings, nullable
     if isinstance(node, Repeat):
         if node.max == 0:
             return set(), True
-        strings, nullable = _first(_items(node.body))
+        strings, nullable = _first(_items(node.body), crossed)
         return strings, nullable or node.min == 0
-    raise _NoFastPath  # anchors, look-arounds, ".", categories, case folding
+    raise _NoFastPath  # anchors and look-arounds (unless crossed), ".", categories, case folding
 
 
 def _lead(node: Node) -> tuple[Lead, bool, bool] | None:

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analysis import Lead, _class_chars, _items, _lead, _NoFastPath, _MAX_SET
+from .analysis import Lead, _first, _items, _lead, _NoFastPath, _MAX_SET
 from .ir import Delimiter, LiteralDelimiter, RegexDelimiter
 from .regex.analysis import has_lazy
 from .regex.nodes import BOS, START, walk
-from .regex.nodes import Alt, Anchor, Char, Class, Concat, Group, Look, Node, Repeat
+from .regex.nodes import Alt, Anchor, Group, Look, Node
 
 _MAX_BRANCHES = 16
 
@@ -57,59 +57,6 @@ class StateHint:
     triggers: tuple[str, ...]  # first characters
     leads: tuple[Lead, ...]
     hold_lead: Lead | None
-
-
-def _first(items: list[Node], crossed: list | None = None) -> tuple[set[str], bool]:
-    """analysis._first, reading through look-arounds: a positive look-ahead
-    gives its body's strings (the text there starts with them), other
-    look-arounds and anchors are zero-width and skipped. Each look-around
-    or anchor read on the way is added to `crossed` (then the branch is not
-    exact: a test before the trigger may refuse a partial match)."""
-    if crossed is None:
-        crossed = []
-    strings: set[str] = set()
-    for index, node in enumerate(items):
-        if isinstance(node, Char) and not node.icase:
-            run = []
-            for following in items[index:]:
-                if not isinstance(following, Char) or following.icase:
-                    break
-                run.append(following.char)
-            strings.add("".join(run))
-            return strings, False
-        item_strings, nullable = _first_item(node, crossed)
-        strings |= item_strings
-        if not nullable:
-            return strings, False
-    return strings, True
-
-
-def _first_item(node: Node, crossed: list) -> tuple[set[str], bool]:
-    if isinstance(node, Class):
-        return _class_chars(node), False
-    if isinstance(node, (Look, Anchor)):
-        crossed.append(node)
-        if isinstance(node, Anchor) or node.behind or node.negative:
-            return set(), True
-        return _first(_items(node.body), crossed)
-    if isinstance(node, Group):
-        return _first(_items(node.body), crossed)
-    if isinstance(node, Concat):
-        return _first(list(node.items), crossed)
-    if isinstance(node, Alt):
-        strings: set[str] = set()
-        nullable = False
-        for branch in node.branches:
-            branch_strings, branch_nullable = _first(_items(branch), crossed)
-            strings |= branch_strings
-            nullable = nullable or branch_nullable
-        return strings, nullable
-    if isinstance(node, Repeat):
-        if node.max == 0:
-            return set(), True
-        strings, nullable = _first(_items(node.body), crossed)
-        return strings, nullable or node.min == 0
-    raise _NoFastPath  # ".", categories, case folding
 
 
 def _distribute(items: list[Node], depth: int = 0) -> list[list[Node]]:
