@@ -316,6 +316,30 @@ def apply_transform(node, scope):
     return node
 
 
+def transform_builder(node):
+    """`apply_transform` for one node, walked once: a function of the scope
+    that builds the same value (same order of lookups, so the same error
+    first) without asking each node's type again at every close."""
+    if isinstance(node, dict):
+        parts = tuple((key, transform_builder(value)) for key, value in node.items())
+        return lambda scope: {key: build(scope) for key, build in parts}
+    if isinstance(node, list):
+        parts = tuple(transform_builder(value) for value in node)
+        return lambda scope: [build(scope) for build in parts]
+    if isinstance(node, Placeholder):
+        return node.resolve
+    return lambda scope: node
+
+
+def parse_plain_json(text, args):
+    """`parse_json` for a field with no dialect options: json.loads, and
+    parse_json's error when that fails."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return parse_json(text, args)
+
+
 class Field:
     """One field of a template, as the driver needs it."""
 
@@ -331,6 +355,8 @@ class Field:
         "dirty",
         "open",
         "close",
+        "parser",
+        "build",
     )
 
     def __init__(
@@ -359,16 +385,26 @@ class Field:
         self.dirty = content not in ("text", "int", "float", "bool")
         self.open = open
         self.close = close
+        # The content parser and the transform, looked up once (see value_of).
+        if content == "json" and not self.content_args:
+            self.parser = parse_plain_json
+        else:
+            self.parser = CONTENT_PARSERS.get(content)
+        self.build = None if transform is None else transform_builder(transform)
 
     def value_of(self, body, captures):
         """Parse a closed region's body and apply the transform."""
-        value = parse_content(body, self.content, self.content_args)
+        parser = self.parser
+        if parser is None:
+            value = parse_content(body, self.content, self.content_args)
+        else:
+            value = parser(body, self.content_args)
         if self.transform is None:
             return value
         if not self.transform_each:
             # content wins over a capture of that name [transform.capture,
             # transform.content-shadows-capture]
-            return apply_transform(self.transform, {**captures, "content": value})
+            return self.build({**captures, "content": value})
         if not isinstance(value, list):  # [error.transform_each.not-list]
             raise ValueError(
                 f"Field '{self.name}': transform_each requires the parsed content to be a list, "
@@ -382,7 +418,7 @@ class Field:
                     f"got {type(item).__name__}."
                 )
             # the element's keys win over captures [transform_each, transform_each.item-shadows-capture]
-            out.append(apply_transform(self.transform, {**captures, **item}))
+            out.append(self.build({**captures, **item}))
         return out
 
 
@@ -831,6 +867,8 @@ class Leads:
 
 PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
 SETTLE_LIMIT = 1024  # longest rest after a transition the scanner answers for (see _settle)
+STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (see _step)
+ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
 
 
 def prefix_rules(delim):
@@ -1076,6 +1114,8 @@ class StreamParser:
         self._stale = False  # whether later body pieces are not (see _materialize)
         self._scanner_of = self._scanners()
         self._scan_table = self._scan_tables()
+        self._step_table = self._step_tables()
+        self._trace = None  # the list _route/_open/_close record into (see _step)
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
         self._captures = {}
@@ -1106,6 +1146,14 @@ class StreamParser:
         table = cls.__dict__.get("_SCAN_TABLE")
         if table is None:
             table = cls._SCAN_TABLE = {}
+        return table
+
+    @classmethod
+    def _step_tables(cls):
+        """The table `_step` keeps, one per parser class."""
+        table = cls.__dict__.get("_STEP_TABLE")
+        if table is None:
+            table = cls._STEP_TABLE = {}
         return table
 
     # -- public API --------------------------------------------------------
@@ -1237,21 +1285,15 @@ class StreamParser:
                 return events
             self._materialize()
             self._append(text)
-            pos = self._pos
+            events = []
+            self._step(events, None)
         else:
             if self._held_in_lead and scanner.hold_lead.holds(text) and not scanner.lead_triggers_in(text):
                 self._pieces.append(text)  # the pending match stays where it is
                 return []
             self._append(text)
-            pos = self._pos
-            tail = self._buf[pos:]
-            hold = scanner.hold(tail)
-        events = []
-        if hold < 0:
-            self._process(events, False)
-        elif hold:
-            self._route(events, tail[:hold] if hold < len(tail) else tail)
-            self._pos = pos + hold
+            events = []
+            self._step(events, scanner)
         self._note_held()
         return events
 
@@ -1259,7 +1301,7 @@ class StreamParser:
         """The general step: search the unconsumed text (SPEC, steps 1-5)."""
         events = []
         self._append(text)
-        self._process(events, False)
+        self._step(events, None)
         self._note_held()
         return events
 
@@ -1459,6 +1501,58 @@ class StreamParser:
             return (kind, index, start + pos, end + pos, captures), hold + pos
         return None, hold + pos
 
+    def _step(self, events, scanner):
+        """The general step on a buffer just trimmed (all of the unconsumed
+        text and the context behind it): the state's `scanner`, when given,
+        answers the hold-back question if it can, else `_process(events,
+        False)` searches. Remembered per parser class: what it does depends
+        only on the state, whether the region has text, whether the buffer
+        starts the whole text, the read position and the buffer, so a step
+        seen before replays what it did (routes, opens, closes: the region
+        values are still computed) without asking the scanner or searching.
+        Streams of many tool calls repeat the same few steps at every call
+        (`</tool_call>` after `}\\n`, an open with its body's first piece)."""
+        buf = self._buf
+        pos = self._pos
+        if self.CONTEXT < 0 or len(buf) - pos > STEP_LIMIT:
+            self._answer(events, scanner)
+            return
+        key = (self._state, self._opened, self._base == 0, pos, buf, scanner is None)
+        table = self._step_table
+        known = table.get(key)
+        if known is None:
+            trace = self._trace = []
+            try:
+                self._answer(events, scanner)
+            finally:
+                self._trace = None
+            if len(table) < PLAIN_TOKENS:
+                table[key] = (tuple(trace), self._pos - pos)
+            return
+        ops, advance = known
+        for op in ops:
+            kind = op[0]
+            if kind == ROUTE_OP:
+                self._route(events, op[1])
+            elif kind == OPEN_OP:
+                self._open(events, op[1], op[2])
+            else:
+                self._close(events)
+        self._pos = pos + advance
+
+    def _answer(self, events, scanner):
+        """`_step` without the table."""
+        if scanner is not None:
+            pos = self._pos
+            tail = self._buf[pos:]
+            hold = scanner.hold(tail)
+            if hold >= 0:
+                if hold:
+                    self._route(events, tail[:hold] if hold < len(tail) else tail)
+                    self._pos = pos + hold
+                return
+        self._process(events, False)
+
     def _process(self, events, eos):
         watch_sets = self.WATCH
         while True:
@@ -1519,6 +1613,8 @@ class StreamParser:
         current = self._current
         if current is None or not text:
             return
+        if self._trace is not None:
+            self._trace.append((ROUTE_OP, text))
         field = self.FIELDS[current]
         if not self._opened:
             events.append({"type": "region_open", "field": field.name})
@@ -1538,6 +1634,8 @@ class StreamParser:
             self._name, self._dirty = field.name, field.dirty
 
     def _open(self, events, index, match):
+        if self._trace is not None:
+            self._trace.append((OPEN_OP, index, match))
         field = self.FIELDS[index]
         self._current = index
         self._state = index
@@ -1550,6 +1648,8 @@ class StreamParser:
 
     def _close(self, events):
         """Close the current region (if it ever opened) and return to the implicit one."""
+        if self._trace is not None:
+            self._trace.append((CLOSE_OP,))
         current = self._current
         if current is not None and self._opened:
             field = self.FIELDS[current]

@@ -1,0 +1,104 @@
+"""Many small tool calls against the reference, for every bundled template:
+the pieces of the template's own calls (benchmarks/shapes.py finds them in
+its samples) cut at several places and drawn in any order, with broken
+bodies and stray text among them.
+
+The general step is remembered per parser class (`StreamParser._step`):
+one class meets the same steps again and again here, from fresh parsers, with
+and without tools, and must replay them exactly, including a close whose
+value fails after the same step succeeded before."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks.shapes import NotApplicable, _call_parts, load_template, template_names
+from conftest import load_generated
+from differential import assert_same_behaviour
+
+EXAMPLES = int(os.environ.get("DIFF_EXAMPLES", "120"))
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}, "hourly": {"type": "boolean"}},
+            },
+        },
+    }
+]
+
+
+def _cuts(text: str) -> list[str]:
+    """`text` whole, and cut in two at its start, middle and end."""
+    pieces = [text]
+    for at in sorted({1, len(text) // 2, len(text) - 1}):
+        if 0 < at < len(text):
+            pieces += [text[:at], text[at:]]
+    return pieces
+
+
+def _vocabulary(name: str):
+    """(sample prefix, whole calls, pieces) of the template's calls."""
+    parts = _call_parts(name, every=True)
+    prefix = parts[0][0]["prefix"]
+    calls, pieces = [], []
+    for _sample, _before, opened, body, closed, _after in parts[:4]:
+        calls.append(opened + body + closed)
+        for text in (opened, body, closed):
+            if text:
+                pieces += _cuts(text)
+        if body:
+            pieces.append(body[: len(body) // 2])  # a body that stops halfway: its value fails
+    pieces += [" ", "\n", "x", "}", "\n\n", "Done."]
+    return prefix, calls, list(dict.fromkeys(pieces))
+
+
+# One module per template for the whole run: its class's tables (plain
+# tokens, remembered steps) fill up across examples, as in a server.
+module_of = functools.cache(load_generated)
+
+
+def _applicable():
+    names = []
+    for name in template_names():
+        try:
+            _vocabulary(name)
+        except NotApplicable:
+            continue
+        names.append(name)
+    return names
+
+
+@pytest.mark.parametrize("name", _applicable())
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_calls_pieces_match_reference(name, data):
+    prefix, calls, pieces = _vocabulary(name)
+    token = st.one_of(st.sampled_from(calls), st.sampled_from(pieces))
+    chunks = data.draw(st.lists(token, min_size=1, max_size=24))
+    tools = data.draw(st.sampled_from([None, TOOLS]))
+    assert_same_behaviour(load_template(name), module_of(name), prefix, chunks, tools)
+
+
+@pytest.mark.parametrize("name", _applicable())
+def test_repeated_calls_then_a_broken_one(name):
+    """The same calls many times (every step remembered), then a call whose
+    body stops halfway, closed as the others: the remembered close must fail
+    as the reference does, at the same feed."""
+    prefix, _calls, _pieces = _vocabulary(name)
+    module, template = module_of(name), load_template(name)
+    for _sample, _before, opened, body, closed, after in _call_parts(name, every=True)[:2]:
+        unit = [opened, body, closed]
+        broken = [opened, body[: len(body) // 2], closed] if body else []
+        for tools in (None, TOOLS):
+            assert_same_behaviour(template, module, prefix, unit * 6 + broken + unit + [after], tools)
+            assert_same_behaviour(template, module, prefix, unit * 3 + [after], tools)
