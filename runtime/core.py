@@ -80,7 +80,9 @@ and is never a held lead run (`Scanner.lead_triggers`).
 
 import inspect
 import json
+import re
 from copy import deepcopy
+from json.encoder import encode_basestring_ascii
 
 _REGEX = None
 
@@ -113,12 +115,13 @@ def compiled_regex(pattern, dotall=False):
 
 
 def string_delim_regex(open_delim, close_delim):
-    """A json `string_delims` pair as one regex: open, the shortest text, close."""
+    """A json `string_delims` pair as one regex: open, the shortest text, close.
+    Literals around a lazy dot: the standard `re` module finds the same
+    matches as `regex` (empty ones too), and faster."""
     key = ("string_delims", open_delim, close_delim)
     compiled = _COMPILED.get(key)
     if compiled is None:
-        rx = regex_module()
-        compiled = compiled_regex(rx.escape(open_delim) + r"(.*?)" + rx.escape(close_delim), dotall=True)
+        compiled = re.compile(re.escape(open_delim) + r"(.*?)" + re.escape(close_delim), re.DOTALL)
         if len(_COMPILED) < 4096:
             _COMPILED[key] = compiled
     return compiled
@@ -163,6 +166,13 @@ def parse_bool(text, args):
 _SENTINEL_OPEN, _SENTINEL_CLOSE = "\x01", "\x02"
 
 
+_UNQUOTED_KEY = re.compile(r"(?<=[{,])(\w+):")
+
+
+def _quoted_key(match):
+    return '"' + match.group(1) + '":'
+
+
 def parse_json(text, args):
     """json.loads after the dialect rewrites, in the reference's order:
     string_delims to sentinels, unquoted_keys, sentinels to JSON strings
@@ -186,9 +196,13 @@ def parse_json(text, args):
             working = string_delim_regex(open_delim, close_delim).sub(stash, working)
     # Only a \w+ key right after "{" or "," [content.json.unquoted_keys.quoted]
     if args.get("unquoted_keys", False):
-        working = compiled_regex(r"(?<=[{,])(\w+):").sub(r'"\1":', working)
+        if working.isascii():  # ASCII \w is the same in `re`, which runs it faster
+            working = _UNQUOTED_KEY.sub(_quoted_key, working)
+        else:
+            working = compiled_regex(r"(?<=[{,])(\w+):").sub(r'"\1":', working)
     for index, value in enumerate(strings):
-        working = working.replace(f"{_SENTINEL_OPEN}{index}{_SENTINEL_CLOSE}", json.dumps(value))
+        # json.dumps of a str with its defaults is exactly this
+        working = working.replace(f"{_SENTINEL_OPEN}{index}{_SENTINEL_CLOSE}", encode_basestring_ascii(value))
     try:
         return json.loads(working)
     except json.JSONDecodeError as error:

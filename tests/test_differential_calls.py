@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from benchmarks.shapes import NotApplicable, _call_parts, load_template, template_names
 from conftest import load_generated
-from differential import assert_same_behaviour
+from differential import assert_same_behaviour, same
 
 EXAMPLES = int(os.environ.get("DIFF_EXAMPLES", "120"))
 
@@ -102,3 +102,49 @@ def test_repeated_calls_then_a_broken_one(name):
         for tools in (None, TOOLS):
             assert_same_behaviour(template, module, prefix, unit * 6 + broken + unit + [after], tools)
             assert_same_behaviour(template, module, prefix, unit * 3 + [after], tools)
+
+
+KEYS = ["city", "a_b", "k1", "café", "ı", "e\u0301", "x\u200dy", "٣", '"q"', "<escape>k<escape>", ""]
+VALUES = ["1", "true", '"Paris"', '<|"|>Paris<|"|>', "<escape>Zürich<escape>", "'x'", "[1, 2]", "{a:1}", "\x01"]
+
+
+@st.composite
+def json_bodies(draw):
+    """Objects whose keys and values are in the dialects' forms (unquoted,
+    non-ASCII word characters, custom string delimiters), or any mix of their pieces."""
+    if draw(st.booleans()):
+        pairs = draw(st.lists(st.tuples(st.sampled_from(KEYS), st.sampled_from(VALUES)), max_size=4))
+        sep = draw(st.sampled_from([",", ", "]))
+        return "{" + sep.join(f"{key}:{value}" for key, value in pairs) + "}"
+    return "".join(draw(st.lists(st.sampled_from(KEYS + VALUES + ["{", "}", ",", ":", " "]), max_size=12)))
+
+
+DIALECTS = [
+    {},
+    {"unquoted_keys": True},
+    {"string_delims": [['<|"|>', '<|"|>']], "unquoted_keys": True},
+    {"string_delims": [["<escape>", "<escape>"]], "unquoted_keys": True, "allow_non_json": True},
+    {"string_delims": [["<escape>", "<escape>"], ["'", "'"]]},
+    {"string_delims": [["", ""]], "unquoted_keys": True},
+    {"string_delims": [["<escape>", ""]]},
+]
+
+
+@settings(max_examples=EXAMPLES * 4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=json_bodies(), args=st.sampled_from(DIALECTS))
+def test_json_dialects_match_reference(text, args):
+    """The json content parser (run at every call's close), on bodies in its
+    dialects: ASCII bodies take the standard `re` module for unquoted keys,
+    others (and empty string delimiters) the `regex` module, as the reference."""
+    from transformers.utils.chat_parsing.content_parsers import parse_content as reference
+
+    from runtime.core import parse_content
+
+    def outcome(parse):
+        try:
+            return ("value", parse(text, "json", args))
+        except Exception as error:  # noqa: BLE001 - compared by class
+            return ("error", type(error).__name__)
+
+    expected, actual = outcome(reference), outcome(parse_content)
+    assert same(expected, actual), (text, args, expected, actual)
