@@ -51,13 +51,31 @@ works like a lexer over the text not yet consumed (the tail):
    function of the state, the tail with its context, whether it starts the
    text, and end of stream, so it is remembered per parser class: streams of
    many small tool calls repeat the same few tails at every call.
+   Remembered steps (`_step`). A whole general step, from a just-trimmed
+   buffer (the unconsumed text and the context behind it) to the next
+   hold, is a function of the state, whether the region has text, whether
+   the buffer starts the text, the read position and the buffer: it is
+   recorded once per parser class as what it did (route this text, open
+   field i with these captures, close) and the read position it left, and
+   replayed from then on without asking the scanner or searching. This is
+   what makes many small calls cheap: each call is the same few steps (an
+   open with its body's first piece, `}` then `\n`, the close after them),
+   so a call costs the replay and the region's value, not a search per
+   token. Buffers with more than STEP_LIMIT unconsumed characters, and
+   templates with unbounded look-behinds (CONTEXT -1, where the buffer is
+   not a bounded key), take the step unremembered.
 5. Transitions. Opening and closing a region (content parsers, transforms,
    tool typing) run the single definitions below (`parse_*`, `Placeholder`,
-   `apply_transform`, `type_tool_calls`), shared with every template; the
-   regexes content parsers build from their arguments are compiled once
-   per process (`compiled_regex`). Right after a transition the new state's
-   scanner answers for the rest of the buffer (`_settle`), so a call body
-   that arrives with its open is routed without a search.
+   `type_tool_calls`), shared with every template, specialised once per
+   field where that pays: a transform is walked once into a builder
+   (`transform_builder`), json without dialect options tries `json.loads`
+   first, the dialects' string delimiters and (on ASCII bodies) unquoted
+   keys run in the standard `re` module, which finds the same matches as
+   `regex` there, faster; the regexes content parsers build from their
+   arguments are compiled once per process (`compiled_regex`). Right after
+   a transition the new state's scanner answers for the rest of the buffer
+   (`_settle`), so a call body that arrives with its open is routed without
+   a search.
 
 Alternatives. Where the whole-pattern analysis gives up (a look-behind, a
 look-ahead or an anchor where an alternative starts: `</think>|(?=\s*<tool_call>)`,
@@ -68,7 +86,8 @@ an exact alternative holds a trigger prefix (or the run of its lead before
 it) as a partial match; an inexact one sends the tail to the general search.
 Templates whose look-behinds are unbounded keep all of the text (CONTEXT
 -1): on the common path the routed tokens join the buffer only when the
-general step needs it (`_materialize`).
+general step needs it (`_materialize`), and the buffer grows in place
+(`_grow`) rather than being copied at every token.
 
 States without a scanner (a delimiter no analysis can bound: a look-behind
 only, as in `(?<=</function>)`, `\s*\Z` alternatives, lazy repeats, a
@@ -320,20 +339,15 @@ class Placeholder:
 def apply_transform(node, scope):
     """Build a transform's value: dicts and lists are rebuilt, placeholders
     looked up (keeping the value's type), other values kept as they are
-    [transform.nested, transform.type-kept, transform.scalars-kept, transform.whole-value]."""
-    if isinstance(node, dict):
-        return {key: apply_transform(value, scope) for key, value in node.items()}
-    if isinstance(node, list):
-        return [apply_transform(value, scope) for value in node]
-    if isinstance(node, Placeholder):
-        return node.resolve(scope)
-    return node
+    [transform.nested, transform.type-kept, transform.scalars-kept, transform.whole-value].
+    Fields build theirs with the builder made once (see Field.value_of)."""
+    return transform_builder(node)(scope)
 
 
 def transform_builder(node):
-    """`apply_transform` for one node, walked once: a function of the scope
-    that builds the same value (same order of lookups, so the same error
-    first) without asking each node's type again at every close."""
+    """A transform walked once: a function of the scope that builds its
+    value (in the order of the transform, so the same error comes first)
+    without asking each node's type again at every close."""
     if isinstance(node, dict):
         parts = tuple((key, transform_builder(value)) for key, value in node.items())
         return lambda scope: {key: build(scope) for key, build in parts}
@@ -1120,6 +1134,7 @@ class StreamParser:
         self._base = 0
         self._pos = 0  # read position, relative to _buf
         self._memo = {}
+        self._matches = {}  # pattern -> its last search (see _scan); emptied as the buffer grows
         self._pieces = []  # held text not yet joined onto _buf (see feed)
         self._held_in_lead = False
         self._hot = None  # the state's Scanner while the common path is open
@@ -1327,13 +1342,14 @@ class StreamParser:
         since = self._hot_from
         skipped = len(body) - since
         context = self.CONTEXT
-        old = self._buf
-        if skipped:
+        if skipped and context < 0:
+            self._grow("".join(body[since:]))  # unbounded look-behind: all of it
+            self._pos = len(self._buf)
+        elif skipped:
+            old = self._buf
             skipped_size = sum(map(len, body[since:])) if skipped > 1 else len(body[-1])
             if context > 0:
                 kept = (old + "".join(body[max(since, len(body) - context) :]))[-context:]
-            elif context < 0:
-                kept = old + "".join(body[since:])  # unbounded look-behind: all of it
             else:
                 kept = ""
             self._base += len(old) + skipped_size - len(kept)
@@ -1368,8 +1384,22 @@ class StreamParser:
 
     def _join_pieces(self):
         if self._pieces:
-            self._buf += "".join(self._pieces)
+            self._grow("".join(self._pieces))
             self._pieces = []
+
+    def _grow(self, text):
+        """Append `text` to the buffer. The buffer's only reference is the
+        local `buf` while it grows, so CPython extends the string in place
+        instead of copying it (a buffer that keeps all of the text, CONTEXT
+        -1, would otherwise be copied at every token): the last searches'
+        matches, which hold the old buffer, are dropped first (they answer
+        only for that buffer)."""
+        if self._matches:
+            self._matches.clear()
+        buf = self._buf
+        self._buf = ""
+        buf += text
+        self._buf = buf
 
     def _note_held(self):
         """After processing: trim; open the common path when nothing is held
@@ -1413,7 +1443,7 @@ class StreamParser:
     def _append(self, text):
         self._join_pieces()
         self._trim()
-        self._buf += text
+        self._grow(text)
 
     # -- the state machine -------------------------------------------------
 
@@ -1446,14 +1476,14 @@ class StreamParser:
                 # searches again after every region): a complete match or a
                 # partial one at or after `pos` is still the answer from `pos`.
                 key = (self._base, size, eos)
-                cached = self._memo.get(delim)
+                cached = self._matches.get(delim)
                 if cached is not None and cached[0] == key and pos >= cached[1] and (
                     cached[2] is None or cached[2].start() >= pos
                 ):
                     match = cached[2]
                 else:
                     match = delim.search(buf, pos, not eos)
-                    self._memo[delim] = (key, pos, match)
+                    self._matches[delim] = (key, pos, match)
                 if match is None:
                     continue
                 start, end = match.span()
