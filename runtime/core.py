@@ -540,6 +540,8 @@ class Literals:
 
     __slots__ = ("literals", "grows_at_edge", "firsts", "prefixes", "longest")
 
+    behind = ""  # see Pattern.behind
+
     def __init__(self, literals, *, grows_at_edge):
         # Longest first: at one position the longest literal wins.
         self.literals = tuple(sorted(literals, key=len, reverse=True))
@@ -636,13 +638,19 @@ class Pattern:
         "longest",
         "simple",
         "branches",
+        "behind",
     )
 
     grows_at_edge = True
     literals = None
 
-    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False, branches=None):
+    def __init__(
+        self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False, branches=None, behind=""
+    ):
         self.pattern = pattern
+        # Alternatives read by their look-behind: each of their matches and
+        # partial matches starts right after one of these characters.
+        self.behind = behind
         # Per alternative: (trigger strings, exact, lead or None), for the
         # Scanner's prefix rules (compiler/branch_analysis.py); None: the
         # whole pattern is one rule.
@@ -840,6 +848,9 @@ def prefix_rules(delim):
     if delim.literals is not None:
         return ((delim.literals, True, None),)
     if delim.branches is not None:
+        if delim.behind:
+            # One-character strings: text holding one takes the search.
+            return delim.branches + ((tuple(delim.behind), True, None),)
         return delim.branches
     exact = delim.exact
     return ((delim.triggers, exact, delim.first_lead if exact and delim.leads else None),)
@@ -877,6 +888,7 @@ class Scanner:
         "lead_end",
         "holds",
         "lead_triggers",
+        "behind",
     )
 
     def __init__(self, watch, fast):
@@ -917,6 +929,10 @@ class Scanner:
         # `\n` of `[ \t]*\n`): text holding one is never a lead run to
         # skip (see of_state, StreamParser._feed_general and _note_held).
         self.lead_triggers = ""
+        # Characters right after which a look-behind alternative may match
+        # (Pattern.behind): the scanner answers only when the character
+        # before the tail is none of them (see StreamParser._behind_clear).
+        self.behind = "".join(sorted({char for _kind, _index, delim in watch for char in delim.behind}))
 
     def learn(self, token):
         """Remember a plain token (up to a bound on the table's size)."""
@@ -930,9 +946,11 @@ class Scanner:
         if fast is None or not watch:
             return None
         for _kind, _index, delim in watch:
-            if delim.literals is None and delim.triggers is None:
+            if delim.literals is None and delim.triggers is None and not delim.behind:
                 return None
         scanner = cls(watch, fast)
+        if any(scanner.leads.holds_char(char) for char in scanner.behind):
+            return None
         overlap = "".join(char for char in scanner.firsts if scanner.leads.holds_char(char))
         if overlap:
             # Only one-character triggers may be lead characters: they have
@@ -946,10 +964,12 @@ class Scanner:
         """Where the held text starts in `tail` (len(tail): nothing held), or
         -1 when only the general search can tell. Answers for short tails
         (a held delimiter prefix and a token) are remembered."""
+        if len(tail) > 64:
+            return self._hold(tail)  # not remembered, nor hashed
         known = self.holds.get(tail)
         if known is None:
             known = self._hold(tail)
-            if len(tail) <= 64 and len(self.holds) < PLAIN_TOKENS:
+            if len(self.holds) < PLAIN_TOKENS:
                 self.holds[tail] = known
         return known
 
@@ -1217,7 +1237,7 @@ class StreamParser:
             self._hot = self._lead_hot = None
             pieces = self._pieces
             tail = "".join(pieces) + text if pieces else text
-            hold = scanner.hold(tail)
+            hold = scanner.hold(tail) if len(tail) <= SETTLE_LIMIT else -1
             if hold >= 0:
                 events = []
                 if hold:
@@ -1244,8 +1264,11 @@ class StreamParser:
                 return []
             self._append(text)
             pos = self._pos
-            tail = self._buf[pos:]
-            hold = scanner.hold(tail)
+            if len(self._buf) - pos > SETTLE_LIMIT or not self._behind_clear(scanner):
+                hold = -1  # whole-text parsing: the search reads the text once (see _settle)
+            else:
+                tail = self._buf[pos:]
+                hold = scanner.hold(tail)
         events = []
         if hold < 0:
             self._process(events, False)
@@ -1328,9 +1351,10 @@ class StreamParser:
         lead = scanner.hold_lead
         pos, buf = self._pos, self._buf
         held = buf[pos:] if pos < len(buf) else ""
-        in_lead = not held or (
-            lead is not None and not self._pieces and lead.holds(held) and not scanner.lead_triggers_in(held)
-        )
+        in_lead = (
+            not held
+            or (lead is not None and not self._pieces and lead.holds(held) and not scanner.lead_triggers_in(held))
+        ) and self._behind_clear(scanner)
         if in_lead and self._opened and self._current is not None:
             if held:
                 self._pieces = [held]
@@ -1343,6 +1367,17 @@ class StreamParser:
             self._hot_from = len(self._body)
         else:
             self._held_in_lead = bool(held) and in_lead
+
+    def _behind_clear(self, scanner):
+        """Whether no look-behind alternative of the state can match at the
+        read position: the character before it is none of the scanner's
+        `behind` characters (at the very start, the look-behind meets the
+        start of the text, where the `regex` module may report a partial match)."""
+        behind = scanner.behind
+        if not behind:
+            return True
+        pos = self._pos
+        return pos > 0 and self._buf[pos - 1] not in behind
 
     def _trim(self):
         """Drop consumed text, keeping the context regex delimiters read behind."""
@@ -1504,7 +1539,7 @@ class StreamParser:
         size = len(buf)
         if pos >= size:
             return True
-        if size - pos > SETTLE_LIMIT:
+        if size - pos > SETTLE_LIMIT or not self._behind_clear(scanner):
             return False  # whole-text parsing: the search finds the next delimiter once
         hold = scanner.hold(buf[pos:] if pos else buf)
         if hold < 0:
