@@ -47,7 +47,11 @@ works like a lexer over the text not yet consumed (the tail):
    delimiters are searched from the read position: literals with str.find
    (memoised), simple patterns (leads then literals, no groups) with
    str.find, other patterns with the `regex` module only where a trigger
-   string lets a match start. The answer of a scan for a short tail is a
+   string lets a match start; over a long text (whole-text parsing, more
+   than LONG_TEXT characters) a pattern's several trigger strings are
+   found in one pass of their alternation (`Pattern.finder`), and the
+   scanner is skipped (the search reads the text once anyway). The answer
+   of a scan for a short tail is a
    function of the state, the tail with its context, whether it starts the
    text, and end of stream, so it is remembered per parser class: streams of
    many small tool calls repeat the same few tails at every call.
@@ -70,16 +74,27 @@ Templates whose look-behinds are unbounded keep all of the text (CONTEXT
 -1): on the common path the routed tokens join the buffer only when the
 general step needs it (`_materialize`).
 
+Look-behind alternatives. An alternative that starts with a look-behind and
+gives no trigger string after it (glm47's `(?<=...\s*</tool_call>)`,
+`(?<=</function>)\s*\Z`, `(?<=\})(?=[ \t]*\n\s*[^\s,}\]])`) is read by its
+look-behind instead: the regex module reads the character before the match
+first, so each of its matches and partial matches starts right after a last
+character of the look-behind's body (`Pattern.behind`, from the compiler).
+Such a pattern is searched with the regex over the text; the scanner takes
+those characters as one-character trigger strings and answers only when the
+character before the tail is none of them (`_behind_clear`), so argument
+text streams on the common path.
+
 States without a scanner (a delimiter no analysis can bound: a look-behind
-only, as in `(?<=</function>)`, `\s*\Z` alternatives, lazy repeats, a
-trigger of several characters that starts with a lead character) always take
-the general step. A one-character trigger that is a lead character (the
+holding `^`, as llama4_pythonic's open, lazy repeats, a trigger of several
+characters that starts with a lead character) always take the general step. A one-character trigger that is a lead character (the
 newline of `[ \\t]*\\n`) is allowed: text holding it always takes the search
 and is never a held lead run (`Scanner.lead_triggers`).
 """
 
 import inspect
 import json
+import re
 from copy import deepcopy
 
 _REGEX = None
@@ -528,6 +543,9 @@ def tail_prefix_start(buf, low, firsts, prefixes):
     return best
 
 
+LONG_TEXT = 4096  # from this many characters on, several trigger strings are searched in one pass
+
+
 class Literals:
     """A delimiter given as one literal or a list of literals.
 
@@ -639,6 +657,7 @@ class Pattern:
         "simple",
         "branches",
         "behind",
+        "finder",
     )
 
     grows_at_edge = True
@@ -671,6 +690,12 @@ class Pattern:
         self.longest = max(map(len, self.triggers or ("",)))
         # Leads then one of the triggers and nothing else: matched with str.find.
         self.simple = simple and self.exact
+        # Several trigger strings over a long text: one pass of their
+        # alternation (in order: at one position the first string wins, as
+        # in the loops below) instead of one str.find per string.
+        self.finder = None
+        if self.triggers is not None and len(self.triggers) > 1:
+            self.finder = re.compile("|".join(map(re.escape, self.triggers)))
 
     def __repr__(self):
         return f"Pattern({self.pattern!r})"
@@ -681,10 +706,15 @@ class Pattern:
         the end (a partial match)."""
         found_at = -1
         found_end = 0
-        for trigger in self.triggers:
-            found = buf.find(trigger, pos)
-            if found >= 0 and (found_at < 0 or found < found_at):
-                found_at, found_end = found, found + len(trigger)
+        if self.finder is not None and len(buf) - pos > LONG_TEXT:
+            found = self.finder.search(buf, pos)
+            if found is not None:
+                found_at, found_end = found.span()
+        else:
+            for trigger in self.triggers:
+                found = buf.find(trigger, pos)
+                if found >= 0 and (found_at < 0 or found < found_at):
+                    found_at, found_end = found, found + len(trigger)
         leads = self.leads
         if found_at >= 0:
             return CompleteMatch(leads.run_start(buf, found_at, pos) if leads else found_at, found_end)
@@ -705,6 +735,9 @@ class Pattern:
         return range(run_start, run_end + 1)
 
     def _next_trigger(self, buf, start):
+        if self.finder is not None and len(buf) - start > LONG_TEXT:
+            found = self.finder.search(buf, start)
+            return -1 if found is None else found.start()
         found_at = -1
         for trigger in self.triggers:
             found = buf.find(trigger, start)
