@@ -1297,7 +1297,7 @@ class StreamParser:
                 return []
             self._append(text)
             pos = self._pos
-            if len(self._buf) - pos > SETTLE_LIMIT or not self._behind_clear(scanner):
+            if len(self._buf) - pos > SETTLE_LIMIT or (scanner.behind and not self._behind_clear(scanner)):
                 hold = -1  # whole-text parsing: the search reads the text once (see _settle)
             else:
                 tail = self._buf[pos:]
@@ -1387,7 +1387,7 @@ class StreamParser:
         in_lead = (
             not held
             or (lead is not None and not self._pieces and lead.holds(held) and not scanner.lead_triggers_in(held))
-        ) and self._behind_clear(scanner)
+        ) and (not scanner.behind or self._behind_clear(scanner))
         if in_lead and self._opened and self._current is not None:
             if held:
                 self._pieces = [held]
@@ -1407,8 +1407,6 @@ class StreamParser:
         `behind` characters (at the very start, the look-behind meets the
         start of the text, where the `regex` module may report a partial match)."""
         behind = scanner.behind
-        if not behind:
-            return True
         pos = self._pos
         return pos > 0 and self._buf[pos - 1] not in behind
 
@@ -1572,7 +1570,7 @@ class StreamParser:
         size = len(buf)
         if pos >= size:
             return True
-        if size - pos > SETTLE_LIMIT or not self._behind_clear(scanner):
+        if size - pos > SETTLE_LIMIT or (scanner.behind and not self._behind_clear(scanner)):
             return False  # whole-text parsing: the search finds the next delimiter once
         hold = scanner.hold(buf[pos:] if pos else buf)
         if hold < 0:
