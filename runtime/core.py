@@ -47,10 +47,12 @@ works like a lexer over the text not yet consumed (the tail):
    delimiters are searched from the read position: literals with str.find
    (memoised), simple patterns (leads then literals, no groups) with
    str.find, other patterns with the `regex` module only where a trigger
-   string lets a match start; over a long text (whole-text parsing, more
-   than LONG_TEXT characters) a pattern's several trigger strings are
-   found in one pass of their alternation (`Pattern.finder`), and the
-   scanner is skipped (the search reads the text once anyway). The answer
+   string lets a match start. A pattern's several trigger strings are
+   found with str.find, each one only up to the first found so far; over a
+   long text (whole-text parsing, more than LONG_TEXT characters), strings
+   with a common start of two characters or more are found in one pass of
+   their alternation (`Pattern.finder`), and the scanner is skipped (the
+   search reads the text once anyway). The answer
    of a scan for a short tail is a
    function of the state, the tail with its context, whether it starts the
    text, and end of stream, so it is remembered per parser class: streams of
@@ -690,12 +692,19 @@ class Pattern:
         self.longest = max(map(len, self.triggers or ("",)))
         # Leads then one of the triggers and nothing else: matched with str.find.
         self.simple = simple and self.exact
-        # Several trigger strings over a long text: one pass of their
-        # alternation (in order: at one position the first string wins, as
-        # in the loops below) instead of one str.find per string.
+        # Several trigger strings with a common start of two characters or
+        # more (`<|im_end|>`, `<|endoftext|>`) over a long text: one pass of
+        # their alternation, which `re` runs by that start (in order: at one
+        # position the first string wins, as in the loops below), instead of
+        # one str.find per string.
         self.finder = None
         if self.triggers is not None and len(self.triggers) > 1:
-            self.finder = re.compile("|".join(map(re.escape, self.triggers)))
+            common = self.triggers[0]
+            for trigger in self.triggers:
+                while not trigger.startswith(common):
+                    common = common[:-1]
+            if len(common) > 1:
+                self.finder = re.compile("|".join(map(re.escape, self.triggers)))
 
     def __repr__(self):
         return f"Pattern({self.pattern!r})"
@@ -712,8 +721,9 @@ class Pattern:
                 found_at, found_end = found.span()
         else:
             for trigger in self.triggers:
-                found = buf.find(trigger, pos)
-                if found >= 0 and (found_at < 0 or found < found_at):
+                # once one is found, only an earlier start can win
+                found = buf.find(trigger, pos) if found_at < 0 else buf.find(trigger, pos, found_at - 1 + len(trigger))
+                if found >= 0:
                     found_at, found_end = found, found + len(trigger)
         leads = self.leads
         if found_at >= 0:
@@ -740,8 +750,9 @@ class Pattern:
             return -1 if found is None else found.start()
         found_at = -1
         for trigger in self.triggers:
-            found = buf.find(trigger, start)
-            if found >= 0 and (found_at < 0 or found < found_at):
+            # once one is found, only an earlier start can win
+            found = buf.find(trigger, start) if found_at < 0 else buf.find(trigger, start, found_at - 1 + len(trigger))
+            if found >= 0:
                 found_at = found
         return found_at
 
@@ -1179,7 +1190,7 @@ class StreamParser:
             # pending in it (see Scanner): it is routed as it is. The buffer
             # is brought up to date lazily (see _materialize) from the body,
             # which holds these tokens anyway.
-            if hot.plain.get(text, False):
+            if text in hot.plain:
                 self._body.append(text)
                 return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
             return self._feed_new_token(hot, text, "")
@@ -1187,7 +1198,7 @@ class StreamParser:
         if hot is not None:
             # A run of the state's hold lead is held (the pieces): a plain
             # token releases it, as no delimiter can match in it any more.
-            if hot.plain.get(text, False):
+            if text in hot.plain:
                 text = "".join(self._pieces) + text
                 self._pieces = []
                 self._lead_hot = None

@@ -105,8 +105,9 @@ def test_search_over_long_text_matches_regex_partial_search(guard, lead, rest, p
         assert normalise(pattern.search(text, pos, partial), len(text)) == expected, (source, text, pos, partial)
 
 
-def test_several_triggers_get_one_finder():
-    assert build(r"\s*(?:<a>|<b>)").finder is not None
+def test_triggers_with_a_common_start_get_one_finder():
+    assert build(r"\s*(?:<\|im_end\|>|<\|endoftext\|>)").finder is not None
+    assert build(r"\s*(?:<a>|<b>)").finder is None  # `<` alone: one bounded str.find per string
     assert build(r"\s*<tool_call>").finder is None
 
 
