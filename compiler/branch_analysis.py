@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from .analysis import Lead, _first, _items, _lead, _NoFastPath, _MAX_SET
 from .ir import Delimiter, LiteralDelimiter, RegexDelimiter
-from .regex.analysis import has_lazy
+from .regex.analysis import has_lazy, last_set, min_length
 from .regex.nodes import BOS, START, walk
 from .regex.nodes import Alt, Anchor, Group, Look, Node
 
@@ -41,6 +41,9 @@ class Branch:
     leads: tuple[Lead, ...]
     hold_lead: Lead | None  # the lead of an exact branch that starts with an unbounded, optional repeat of it
     exact: bool
+    # A branch read by its look-behind instead: every match (and partial
+    # match) of it starts right after one of these characters.
+    behind: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class BranchHint:
     triggers: tuple[str, ...]
     leads: tuple[Lead, ...]
     branches: tuple[Branch, ...]
+    behind: tuple[str, ...] = ()  # the union of the branches' `behind`
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,21 @@ def _anchor_in_lookbehind(node: Node) -> bool:
     return False
 
 
+def _behind_branch(items: list[Node]) -> Branch:
+    """A branch that starts with a positive look-behind whose body cannot
+    match empty (`(?<=</function>)\\s*\\Z`, `(?<=\\})(?=...)`), when what
+    follows gives no trigger strings: the look-behind reads the character
+    before the match first, so every match or partial match starts right
+    after a last character of the body."""
+    head = items[0] if items else None
+    if not isinstance(head, Look) or not head.behind or head.negative or min_length(head.body) == 0:
+        raise _NoFastPath
+    chars = last_set(head.body).members(_MAX_SET)
+    if not chars:
+        raise _NoFastPath
+    return Branch((), (), None, False, tuple(chars))
+
+
 def branch_hint(delim: Delimiter | None) -> BranchHint | None:
     """The branches of a regex delimiter, or None when one cannot be bounded."""
     if not isinstance(delim, RegexDelimiter) or delim.ast is None or has_lazy(delim.ast):
@@ -148,14 +167,18 @@ def branch_hint(delim: Delimiter | None) -> BranchHint | None:
     try:
         branches: list[Branch] = []
         for sequence in _distribute(_items(delim.ast.body)):
-            branches.extend(_branch(sequence))
+            try:
+                branches.extend(_branch(sequence))
+            except _NoFastPath:
+                branches.append(_behind_branch(sequence))
     except _NoFastPath:
         return None
     if len(branches) > _MAX_BRANCHES:
         return None
     triggers = tuple(sorted({t for b in branches for t in b.triggers}))
     leads = tuple(dict.fromkeys(lead for b in branches for lead in b.leads))
-    return BranchHint(triggers, leads, tuple(branches))
+    behind = tuple(sorted({char for b in branches for char in b.behind}))
+    return BranchHint(triggers, leads, tuple(b for b in branches if not b.behind), behind)
 
 
 def state_hint(delims: list[Delimiter]) -> StateHint | None:
@@ -180,4 +203,5 @@ def state_hint(delims: list[Delimiter]) -> StateHint | None:
             triggers.update(t[0] for t in branch.triggers)
             leads.extend(branch.leads)
             hold_lead = hold_lead or branch.hold_lead
+        triggers.update(branches.behind)
     return StateHint(tuple(sorted(triggers)), tuple(dict.fromkeys(leads)), hold_lead)

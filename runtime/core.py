@@ -47,7 +47,13 @@ works like a lexer over the text not yet consumed (the tail):
    delimiters are searched from the read position: literals with str.find
    (memoised), simple patterns (leads then literals, no groups) with
    str.find, other patterns with the `regex` module only where a trigger
-   string lets a match start. The answer of a scan for a short tail is a
+   string lets a match start. A pattern's several trigger strings are
+   found with str.find, each one only up to the first found so far; over a
+   long text (whole-text parsing, more than LONG_TEXT characters), strings
+   with a common start of two characters or more are found in one pass of
+   their alternation (`Pattern.finder`), and the scanner is skipped (the
+   search reads the text once anyway). The answer
+   of a scan for a short tail is a
    function of the state, the tail with its context, whether it starts the
    text, and end of stream, so it is remembered per parser class: streams of
    many small tool calls repeat the same few tails at every call.
@@ -89,10 +95,20 @@ Templates whose look-behinds are unbounded keep all of the text (CONTEXT
 general step needs it (`_materialize`), and the buffer grows in place
 (`_grow`) rather than being copied at every token.
 
+Look-behind alternatives. An alternative that starts with a look-behind and
+gives no trigger string after it (glm47's `(?<=...\s*</tool_call>)`,
+`(?<=</function>)\s*\Z`, `(?<=\})(?=[ \t]*\n\s*[^\s,}\]])`) is read by its
+look-behind instead: the regex module reads the character before the match
+first, so each of its matches and partial matches starts right after a last
+character of the look-behind's body (`Pattern.behind`, from the compiler).
+Such a pattern is searched with the regex over the text; the scanner takes
+those characters as one-character trigger strings and answers only when the
+character before the tail is none of them (`_behind_clear`), so argument
+text streams on the common path.
+
 States without a scanner (a delimiter no analysis can bound: a look-behind
-only, as in `(?<=</function>)`, `\s*\Z` alternatives, lazy repeats, a
-trigger of several characters that starts with a lead character) always take
-the general step. A one-character trigger that is a lead character (the
+holding `^`, as llama4_pythonic's open, lazy repeats, a trigger of several
+characters that starts with a lead character) always take the general step. A one-character trigger that is a lead character (the
 newline of `[ \\t]*\\n`) is allowed: text holding it always takes the search
 and is never a held lead run (`Scanner.lead_triggers`).
 """
@@ -592,6 +608,9 @@ def tail_prefix_start(buf, low, firsts, prefixes):
     return best
 
 
+LONG_TEXT = 4096  # from this many characters on, several trigger strings are searched in one pass
+
+
 class Literals:
     """A delimiter given as one literal or a list of literals.
 
@@ -603,6 +622,8 @@ class Literals:
     """
 
     __slots__ = ("literals", "grows_at_edge", "firsts", "prefixes", "longest")
+
+    behind = ""  # see Pattern.behind
 
     def __init__(self, literals, *, grows_at_edge):
         # Longest first: at one position the longest literal wins.
@@ -700,13 +721,20 @@ class Pattern:
         "longest",
         "simple",
         "branches",
+        "behind",
+        "finder",
     )
 
     grows_at_edge = True
     literals = None
 
-    def __init__(self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False, branches=None):
+    def __init__(
+        self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False, branches=None, behind=""
+    ):
         self.pattern = pattern
+        # Alternatives read by their look-behind: each of their matches and
+        # partial matches starts right after one of these characters.
+        self.behind = behind
         # Per alternative: (trigger strings, exact, lead or None), for the
         # Scanner's prefix rules (compiler/branch_analysis.py); None: the
         # whole pattern is one rule.
@@ -727,6 +755,19 @@ class Pattern:
         self.longest = max(map(len, self.triggers or ("",)))
         # Leads then one of the triggers and nothing else: matched with str.find.
         self.simple = simple and self.exact
+        # Several trigger strings with a common start of two characters or
+        # more (`<|im_end|>`, `<|endoftext|>`) over a long text: one pass of
+        # their alternation, which `re` runs by that start (in order: at one
+        # position the first string wins, as in the loops below), instead of
+        # one str.find per string.
+        self.finder = None
+        if self.triggers is not None and len(self.triggers) > 1:
+            common = self.triggers[0]
+            for trigger in self.triggers:
+                while not trigger.startswith(common):
+                    common = common[:-1]
+            if len(common) > 1:
+                self.finder = re.compile("|".join(map(re.escape, self.triggers)))
 
     def __repr__(self):
         return f"Pattern({self.pattern!r})"
@@ -737,10 +778,16 @@ class Pattern:
         the end (a partial match)."""
         found_at = -1
         found_end = 0
-        for trigger in self.triggers:
-            found = buf.find(trigger, pos)
-            if found >= 0 and (found_at < 0 or found < found_at):
-                found_at, found_end = found, found + len(trigger)
+        if self.finder is not None and len(buf) - pos > LONG_TEXT:
+            found = self.finder.search(buf, pos)
+            if found is not None:
+                found_at, found_end = found.span()
+        else:
+            for trigger in self.triggers:
+                # once one is found, only an earlier start can win
+                found = buf.find(trigger, pos) if found_at < 0 else buf.find(trigger, pos, found_at - 1 + len(trigger))
+                if found >= 0:
+                    found_at, found_end = found, found + len(trigger)
         leads = self.leads
         if found_at >= 0:
             return CompleteMatch(leads.run_start(buf, found_at, pos) if leads else found_at, found_end)
@@ -761,10 +808,14 @@ class Pattern:
         return range(run_start, run_end + 1)
 
     def _next_trigger(self, buf, start):
+        if self.finder is not None and len(buf) - start > LONG_TEXT:
+            found = self.finder.search(buf, start)
+            return -1 if found is None else found.start()
         found_at = -1
         for trigger in self.triggers:
-            found = buf.find(trigger, start)
-            if found >= 0 and (found_at < 0 or found < found_at):
+            # once one is found, only an earlier start can win
+            found = buf.find(trigger, start) if found_at < 0 else buf.find(trigger, start, found_at - 1 + len(trigger))
+            if found >= 0:
                 found_at = found
         return found_at
 
@@ -906,6 +957,9 @@ def prefix_rules(delim):
     if delim.literals is not None:
         return ((delim.literals, True, None),)
     if delim.branches is not None:
+        if delim.behind:
+            # One-character strings: text holding one takes the search.
+            return delim.branches + ((tuple(delim.behind), True, None),)
         return delim.branches
     exact = delim.exact
     return ((delim.triggers, exact, delim.first_lead if exact and delim.leads else None),)
@@ -943,6 +997,7 @@ class Scanner:
         "lead_end",
         "holds",
         "lead_triggers",
+        "behind",
     )
 
     def __init__(self, watch, fast):
@@ -983,6 +1038,10 @@ class Scanner:
         # `\n` of `[ \t]*\n`): text holding one is never a lead run to
         # skip (see of_state, StreamParser._feed_general and _note_held).
         self.lead_triggers = ""
+        # Characters right after which a look-behind alternative may match
+        # (Pattern.behind): the scanner answers only when the character
+        # before the tail is none of them (see StreamParser._behind_clear).
+        self.behind = "".join(sorted({char for _kind, _index, delim in watch for char in delim.behind}))
 
     def learn(self, token):
         """Remember a plain token (up to a bound on the table's size)."""
@@ -996,9 +1055,11 @@ class Scanner:
         if fast is None or not watch:
             return None
         for _kind, _index, delim in watch:
-            if delim.literals is None and delim.triggers is None:
+            if delim.literals is None and delim.triggers is None and not delim.behind:
                 return None
         scanner = cls(watch, fast)
+        if any(scanner.leads.holds_char(char) for char in scanner.behind):
+            return None
         overlap = "".join(char for char in scanner.firsts if scanner.leads.holds_char(char))
         if overlap:
             # Only one-character triggers may be lead characters: they have
@@ -1012,10 +1073,12 @@ class Scanner:
         """Where the held text starts in `tail` (len(tail): nothing held), or
         -1 when only the general search can tell. Answers for short tails
         (a held delimiter prefix and a token) are remembered."""
+        if len(tail) > 64:
+            return self._hold(tail)  # not remembered, nor hashed
         known = self.holds.get(tail)
         if known is None:
             known = self._hold(tail)
-            if len(tail) <= 64 and len(self.holds) < PLAIN_TOKENS:
+            if len(self.holds) < PLAIN_TOKENS:
                 self.holds[tail] = known
         return known
 
@@ -1203,7 +1266,7 @@ class StreamParser:
             # pending in it (see Scanner): it is routed as it is. The buffer
             # is brought up to date lazily (see _materialize) from the body,
             # which holds these tokens anyway.
-            if hot.plain.get(text, False):
+            if text in hot.plain:
                 self._body.append(text)
                 return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
             return self._feed_new_token(hot, text, "")
@@ -1211,7 +1274,7 @@ class StreamParser:
         if hot is not None:
             # A run of the state's hold lead is held (the pieces): a plain
             # token releases it, as no delimiter can match in it any more.
-            if hot.plain.get(text, False):
+            if text in hot.plain:
                 text = "".join(self._pieces) + text
                 self._pieces = []
                 self._lead_hot = None
@@ -1294,7 +1357,7 @@ class StreamParser:
             self._hot = self._lead_hot = None
             pieces = self._pieces
             tail = "".join(pieces) + text if pieces else text
-            hold = scanner.hold(tail)
+            hold = scanner.hold(tail) if len(tail) <= SETTLE_LIMIT else -1
             if hold >= 0:
                 events = []
                 if hold:
@@ -1414,9 +1477,10 @@ class StreamParser:
         lead = scanner.hold_lead
         pos, buf = self._pos, self._buf
         held = buf[pos:] if pos < len(buf) else ""
-        in_lead = not held or (
-            lead is not None and not self._pieces and lead.holds(held) and not scanner.lead_triggers_in(held)
-        )
+        in_lead = (
+            not held
+            or (lead is not None and not self._pieces and lead.holds(held) and not scanner.lead_triggers_in(held))
+        ) and (not scanner.behind or self._behind_clear(scanner))
         if in_lead and self._opened and self._current is not None:
             if held:
                 self._pieces = [held]
@@ -1429,6 +1493,15 @@ class StreamParser:
             self._hot_from = len(self._body)
         else:
             self._held_in_lead = bool(held) and in_lead
+
+    def _behind_clear(self, scanner):
+        """Whether no look-behind alternative of the state can match at the
+        read position: the character before it is none of the scanner's
+        `behind` characters (at the very start, the look-behind meets the
+        start of the text, where the `regex` module may report a partial match)."""
+        behind = scanner.behind
+        pos = self._pos
+        return pos > 0 and self._buf[pos - 1] not in behind
 
     def _trim(self):
         """Drop consumed text, keeping the context regex delimiters read behind."""
@@ -1586,9 +1659,11 @@ class StreamParser:
 
     def _answer(self, events, scanner):
         """`_step` without the table."""
-        if scanner is not None:
-            pos = self._pos
-            tail = self._buf[pos:]
+        pos = self._pos
+        buf = self._buf
+        if scanner is not None and len(buf) - pos <= SETTLE_LIMIT and (not scanner.behind or self._behind_clear(scanner)):
+            # (longer rests are whole-text parsing: the search reads the text once, see _settle)
+            tail = buf[pos:]
             hold = scanner.hold(tail)
             if hold >= 0:
                 if hold:
@@ -1642,7 +1717,7 @@ class StreamParser:
         size = len(buf)
         if pos >= size:
             return True
-        if size - pos > SETTLE_LIMIT:
+        if size - pos > SETTLE_LIMIT or (scanner.behind and not self._behind_clear(scanner)):
             return False  # whole-text parsing: the search finds the next delimiter once
         hold = scanner.hold(buf[pos:] if pos else buf)
         if hold < 0:

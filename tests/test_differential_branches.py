@@ -92,6 +92,80 @@ SHAPES.append(
 )
 
 
+# Closes read by their look-behind (glm47's `(?<=...</tool_call>)`,
+# magistral's `(?<=\})\s*\Z`): no trigger string follows the look-behind,
+# so the scanner answers only when the character before the tail and the
+# tail itself hold none of the look-behinds' last characters (`>`, `}`).
+BEHIND = {
+    "version": 1,
+    "start_anchor": "<|assistant|>",
+    "fields": {
+        "reasoning_content": {"open": "<think>", "close_pattern": r"</think>|(?<=\.)(?=\s*<tool>)"},
+        "tool_calls": {
+            "open_pattern": r"\s*<tool>(?P<name>[a-z]+)>",
+            "close_pattern": r"(?<=</args>)|(?<=\})(?=[ \t]*\n\s*[^\s<])|(?<=\})\s*\Z",
+            "repeats": True,
+            "transform": {"name": "{name}", "arguments": "{content}"},
+        },
+        "content": {"close_pattern": r"\s*<end>\s*|(?<=\])\s*\Z"},
+    },
+}
+
+SHAPES.append(
+    Shape(
+        "behind",
+        BEHIND,
+        blocks=[
+            "<think>plan.</think>",
+            "<think>Call it. <tool>f>a=1</args>",
+            '<tool>g>{"a": 1}',
+            '<tool>g>{"b": {"c": 2}}\nThen prose.',
+            "<tool>h>x</ar",
+            "gs> after",
+            "} \n",
+            "text <end>",
+            "}",
+            "[1] ",
+            "]",
+        ],
+        noise=WHITESPACE_TOKENS + ["}", ">", "]", "] ", "</args>", "</ar", "gs>", "}\n", "\nx", "} \n", " word", "."],
+        prefixes=["", "<|assistant|>", "<|assistant|><tool>f>{", "<|assistant|><tool>f>a</args"],
+    )
+)
+
+
+def test_behind_shape_has_scanners(compiled):
+    """The look-behind closes give the tool-call state a scanner that knows
+    the characters its matches follow (runtime/core.py, Scanner.behind)."""
+    from runtime.core import Scanner
+
+    parser = compiled(SHAPES[2]).ResponseParser
+    close = parser.FIELDS[1].close
+    assert close.behind == ">}" and close.triggers is None
+    scanner = Scanner.of_state(parser.WATCH[1], parser.FAST.get(1))
+    assert scanner is not None and scanner.behind == ">}"
+    # `(?<=\.)(?=\s*<tool>)` still gives a trigger string (its look-ahead's)
+    assert Scanner.of_state(parser.WATCH[0], parser.FAST.get(0)).behind == ""
+
+
+def test_behind_stream_takes_the_common_path(compiled):
+    """Argument tokens after a look-behind close's last character are routed
+    on the common path once a token without it follows."""
+    module = compiled(SHAPES[2])
+    parser = module.ResponseParser("<|assistant|>")
+    parser.feed("<tool>f>")
+    assert parser._hot is None  # right after `>`: only the search can tell
+    parser.feed("a")
+    parser.feed("b")
+    assert parser._hot is not None
+    parser.feed("}")
+    assert parser._hot is None
+    parser.feed(" ")
+    parser.feed("x")
+    message, _ = parser.finalize()
+    assert message["tool_calls"] == [{"name": "f", "arguments": "ab} x"}]
+
+
 def test_newline_trigger_shape_has_a_scanner(compiled):
     """The implicit state of the newline-trigger shape gets a scanner whose
     lead triggers hold the newline (runtime/core.py, Scanner.of_state)."""

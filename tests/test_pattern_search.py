@@ -43,6 +43,7 @@ def build(source: str) -> Pattern:
         leads=tuple(leads.values()),
         first_lead=leads[hint.hold_lead] if hint.hold_lead is not None else None,
         exact=hint.exact,
+        simple=hint.simple,
     )
 
 
@@ -78,3 +79,53 @@ def test_hints_exist_for_the_common_shapes():
     assert build(r"(?<=\})\s*</tool_call>").first_lead is None  # a skipped look-behind may fail
     assert build(r"(?:^|<think>)").triggers is None  # can match empty
     assert build(r"\s*?<a>").triggers is None  # lazy: the regex module reports odd partial matches
+
+
+@settings(max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")) // 5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(GUARDS),
+    st.sampled_from(LEADS),
+    st.sampled_from([rest for rest in RESTS if "|" in rest]),
+    st.lists(st.sampled_from(ALPHABET), max_size=14),
+    st.data(),
+)
+def test_search_over_long_text_matches_regex_partial_search(guard, lead, rest, pieces, data):
+    """Over more than LONG_TEXT characters, several trigger strings are
+    found in one pass of their alternation (Pattern.finder)."""
+    from runtime.core import LONG_TEXT
+
+    source = guard + lead + f"(?:{rest})"
+    pattern = build(source)
+    cut = data.draw(st.integers(0, len(pieces)))
+    text = "".join(pieces[:cut]) + "ab" * (LONG_TEXT // 2 + 1) + "".join(pieces[cut:])
+    pos = data.draw(st.sampled_from([0, len("".join(pieces[:cut]))]))
+    compiled = regex.compile(source, regex.DOTALL)
+    for partial in (True, False):
+        expected = normalise(compiled.search(text, pos, partial=partial), len(text))
+        assert normalise(pattern.search(text, pos, partial), len(text)) == expected, (source, text, pos, partial)
+
+
+def test_triggers_with_a_common_start_get_one_finder():
+    assert build(r"\s*(?:<\|im_end\|>|<\|endoftext\|>)").finder is not None
+    assert build(r"\s*(?:<a>|<b>)").finder is None  # `<` alone: one bounded str.find per string
+    assert build(r"\s*<tool_call>").finder is None
+
+
+def test_long_text_finder_on_every_shape():
+    """Each trigger string of each several-trigger shape, before and after a
+    long filler (str.find per string, or one pass of the alternation)."""
+    from runtime.core import LONG_TEXT
+
+    filler = "ab" * (LONG_TEXT // 2 + 1)
+    heads = ["x<b>", " \n<a>y", "<|endoftext|>", "z <|im_end|>", ">z", "<z", "}<a>", "<", "</c>"]
+    for guard in GUARDS:
+        for lead in LEADS:
+            for rest in (rest for rest in RESTS if "|" in rest):
+                source = guard + lead + f"(?:{rest})"
+                pattern = build(source)
+                compiled = regex.compile(source, regex.DOTALL)
+                for head in heads:
+                    for text in (head + filler, filler + head, head + filler + head):
+                        for partial in (True, False):
+                            expected = normalise(compiled.search(text, 0, partial=partial), len(text))
+                            assert normalise(pattern.search(text, 0, partial), len(text)) == expected, (source, head)

@@ -55,3 +55,20 @@ def test_mixed_stream_matches_reference(name):
     template = load_template(name)
     assert_same_behaviour(template, module, stream.prefix, stream.tokens)
     assert_same_behaviour(template, module, stream.prefix, [stream.text])
+
+
+@pytest.mark.parametrize("name", template_names())
+def test_long_whole_text_matches_reference(name):
+    """A text far longer than LONG_TEXT, whole and in four pieces: the
+    whole-text paths (several trigger strings in one pass, the scanner
+    skipped for long tails) against the reference."""
+    from runtime.core import LONG_TEXT
+
+    module = load_generated(name)
+    stream = mixed_stream(name, 3000, seed=3)
+    assert len(stream.text) > 2 * LONG_TEXT
+    template = load_template(name)
+    assert_same_behaviour(template, module, stream.prefix, [stream.text])
+    quarter = len(stream.text) // 4
+    pieces = [stream.text[i : i + quarter] for i in range(0, len(stream.text), quarter)]
+    assert_same_behaviour(template, module, stream.prefix, pieces)

@@ -41,8 +41,11 @@ def _lead_tuple(items, leads: dict) -> str:
 
 
 def _branches_code(delim, hint, leads: dict) -> str:
-    """A pattern searched by its alternatives' trigger strings (see compiler/branch_analysis.py)."""
-    args = [python_literal(delim.pattern), f"triggers={python_literal(list(hint.triggers))}"]
+    """A pattern searched by its alternatives' trigger strings (see compiler/branch_analysis.py);
+    with alternatives read by their look-behind (`behind`), the regex searches all of the text."""
+    args = [python_literal(delim.pattern)]
+    if not hint.behind:
+        args.append(f"triggers={python_literal(list(hint.triggers))}")
     if hint.leads:
         args.append(f"leads={_lead_tuple(hint.leads, leads)}")
     rules = []
@@ -50,6 +53,8 @@ def _branches_code(delim, hint, leads: dict) -> str:
         lead = leads[branch.hold_lead] if branch.hold_lead is not None else "None"
         rules.append(f"({python_literal(list(branch.triggers))}, {branch.exact}, {lead})")
     args.append(f"branches=({''.join(rule + ', ' for rule in rules)})")
+    if hint.behind:
+        args.append(f"behind={python_literal(''.join(hint.behind))}")
     return f"Pattern({', '.join(args)})"
 
 

@@ -96,7 +96,9 @@ TOOL_CALLS_OPEN = Pattern(
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    '(?<=</｜DSML｜invoke>|<｜DSML｜invoke\\s{1,4}name="[^"\\n]{1,64}"\\s{0,4}/>)'
+    '(?<=</｜DSML｜invoke>|<｜DSML｜invoke\\s{1,4}name="[^"\\n]{1,64}"\\s{0,4}/>)',
+    branches=(),
+    behind=">",
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -166,6 +168,7 @@ class ResponseParser(StreamParser):
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath(">"),
     }
 
 

@@ -98,7 +98,10 @@ TOOL_CALLS_OPEN = Pattern(
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "(?<=</tool_call>)(?=\\s*(?:<tool_call>|<\\|observation\\|>|<\\|user\\|>|<\\|endoftext\\|>))|(?<=</tool_call>)(?=\\s*[^\\s<][^<]*(?:<tool_call>|<\\|observation\\|>|<\\|user\\|>|<\\|endoftext\\|>))"
+    "(?<=</tool_call>)(?=\\s*(?:<tool_call>|<\\|observation\\|>|<\\|user\\|>|<\\|endoftext\\|>))|(?<=</tool_call>)(?=\\s*[^\\s<][^<]*(?:<tool_call>|<\\|observation\\|>|<\\|user\\|>|<\\|endoftext\\|>))",
+    leads=(LEAD_0,),
+    branches=((["<tool_call>", "<|endoftext|>", "<|observation|>", "<|user|>"], False, None),),
+    behind=">",
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -172,6 +175,7 @@ class ResponseParser(StreamParser):
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath("<>", leads=(LEAD_0,)),
     }
 
 

@@ -97,7 +97,9 @@ TOOL_CALLS_OPEN = Pattern(
     exact=True,
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("(?<=(?:</arg_value>|<tool_call>\\s*[^\\s<]+)\\s*</tool_call>)")
+TOOL_CALLS_CLOSE = Pattern(
+    "(?<=(?:</arg_value>|<tool_call>\\s*[^\\s<]+)\\s*</tool_call>)", branches=(), behind=">"
+)
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<\\|user\\|>|<\\|observation\\|>|<\\|endoftext\\|>)\\s*",
@@ -169,6 +171,7 @@ class ResponseParser(StreamParser):
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath(">"),
     }
 
 

@@ -62,6 +62,7 @@ TEMPLATE = {
 
 # Character classes that may start a delimiter (e.g. the `\s` of `\s*<tool_call>`).
 LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
+LEAD_1 = Lead("[ \\t]", "\t ")
 
 # Delimiters. Literals are found with str.find; patterns need the regex
 # module, which runs only where a trigger character lets a match start.
@@ -95,7 +96,17 @@ TOOL_CALLS_OPEN = Pattern(
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "(?<=\\})(?=\\s*\\[TOOL_CALLS\\])|(?<=\\})(?=[ \\t]*\\n\\s*[^\\s,}\\]])|(?<=\\})\\s*</s>\\s*|(?<=\\})\\s*\\Z"
+    "(?<=\\})(?=\\s*\\[TOOL_CALLS\\])|(?<=\\})(?=[ \\t]*\\n\\s*[^\\s,}\\]])|(?<=\\})\\s*</s>\\s*|(?<=\\})\\s*\\Z",
+    leads=(
+        LEAD_0,
+        LEAD_1,
+    ),
+    branches=(
+        (["[TOOL_CALLS]"], False, None),
+        (["\n"], False, None),
+        (["</s>"], False, None),
+    ),
+    behind="}",
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -152,6 +163,13 @@ class ResponseParser(StreamParser):
     FAST = {
         -1: FastPath("<[", leads=(LEAD_0,), hold_lead=LEAD_0),
         0: FastPath("<[", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath(
+            "\n<[}",
+            leads=(
+                LEAD_0,
+                LEAD_1,
+            ),
+        ),
     }
 
 

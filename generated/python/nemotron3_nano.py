@@ -97,7 +97,12 @@ TOOL_CALLS_OPEN = Pattern(
     exact=True,
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("(?<=</function>)\\s*</tool_call>|(?<=</function>)\\s*\\Z")
+TOOL_CALLS_CLOSE = Pattern(
+    "(?<=</function>)\\s*</tool_call>|(?<=</function>)\\s*\\Z",
+    leads=(LEAD_0,),
+    branches=((["</tool_call>"], False, None),),
+    behind=">",
+)
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)\\s*",
@@ -166,6 +171,7 @@ class ResponseParser(StreamParser):
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
         0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        1: FastPath("<>", leads=(LEAD_0,)),
     }
 
 

@@ -79,7 +79,13 @@ TOOL_CALLS_OPEN = Pattern(
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "(?<=</function>)\\s*</tool_call>|(?<=</function>)(?=\\s*(?:<tool_call>|<function=|<\\|im_end\\|>|<\\|endoftext\\|>))|(?<=</function>)\\s*\\Z"
+    "(?<=</function>)\\s*</tool_call>|(?<=</function>)(?=\\s*(?:<tool_call>|<function=|<\\|im_end\\|>|<\\|endoftext\\|>))|(?<=</function>)\\s*\\Z",
+    leads=(LEAD_0,),
+    branches=(
+        (["</tool_call>"], False, None),
+        (["<function=", "<tool_call>", "<|endoftext|>", "<|im_end|>"], False, None),
+    ),
+    behind=">",
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -141,6 +147,7 @@ class ResponseParser(StreamParser):
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
         -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
+        0: FastPath("<>", leads=(LEAD_0,)),
     }
 
 
