@@ -1,5 +1,6 @@
 import functools
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +11,16 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 GENERATED = ROOT / "generated" / "python"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _mutant_process_starts_fresh():
+    """Under mutmut, a mutant's process starts with the caches of the runtime
+    emptied (tests/mutation/fresh_state.py says why); nothing otherwise."""
+    if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+        from mutation.fresh_state import start_fresh
+
+        start_fresh()
 
 
 @functools.lru_cache(maxsize=None)
