@@ -524,11 +524,14 @@ type Parser struct {
 	finalized bool
 	initial   []Event
 	pieces    strings.Builder // held text not yet joined onto buf
-	scratch   machine         // reused by every regex search of this parser
-	heldLead  bool            // the held text is all of the state's hold lead
-	heldRun   bool            // the held text is all of the state's holdRun class
-	slab      []Event         // returned events are carved from it (see publish)
-	pending   []Event         // events of the step under way (reused)
+	store     strings.Builder // buf is its tail from storeOff when inStore (see extend)
+	storeOff  int
+	inStore   bool
+	scratch   machine // reused by every regex search of this parser
+	heldLead  bool    // the held text is all of the state's hold lead
+	heldRun   bool    // the held text is all of the state's holdRun class
+	slab      []Event // returned events are carved from it (see publish)
+	pending   []Event // events of the step under way (reused)
 }
 
 // slabSize is how many events one allocation holds.
@@ -635,10 +638,10 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 		if !endsInLead {
 			// No delimiter can start in text: it all goes to the region.
 			context := p.prog.Context
-			if context >= 0 && len(text) >= context && utf8.RuneCountInString(text) >= context {
-				p.buf = text // it holds all the context regex delimiters read behind
+			if context >= 0 && len(text) >= storeMin && utf8.RuneCountInString(text) >= context {
+				p.buf, p.inStore = text, false // it holds all the context regex delimiters read behind
 			} else {
-				p.buf += text
+				p.extend(text)
 			}
 			p.pos = len(p.buf)
 			p.trim()
@@ -736,7 +739,7 @@ func (p *Parser) feedSlowly(text string) ([]Event, error) {
 
 func (p *Parser) joinPieces() {
 	if p.pieces.Len() > 0 {
-		p.buf += p.pieces.String()
+		p.extend(p.pieces.String())
 		p.pieces.Reset()
 	}
 }
@@ -759,11 +762,35 @@ func (p *Parser) heldHasTrigger(fast *FastPath) bool {
 func (p *Parser) appendText(text string) {
 	p.trim() // cuts before pos only: the same before or after the join
 	if p.pieces.Len() > 0 {
-		p.buf = p.buf + p.pieces.String() + text // one allocation for both
+		p.extend(p.pieces.String())
 		p.pieces.Reset()
-		return
 	}
-	p.buf += text
+	p.extend(text)
+}
+
+// storeMin is the least capacity (bytes) a new store gets.
+const storeMin = 512
+
+// extend appends text to buf. buf is the tail of an append-only store (a
+// strings.Builder): bytes once written are never written again, so every
+// string cut from buf (event texts, captures) stays valid, and appending
+// costs a copy of text instead of a copy of buf. When the store is full
+// (or buf is not its tail), a new one starts with the live text; the old
+// one stays with the strings cut from it.
+func (p *Parser) extend(text string) {
+	if !p.inStore || p.store.Cap()-p.store.Len() < len(text) {
+		size := 2 * (len(p.buf) + len(text))
+		if size < storeMin {
+			size = storeMin
+		}
+		live := p.buf
+		p.store.Reset()
+		p.store.Grow(size)
+		p.store.WriteString(live)
+		p.storeOff, p.inStore = 0, true
+	}
+	p.store.WriteString(text)
+	p.buf = p.store.String()[p.storeOff:]
 }
 
 // noteHeld: after processing, trim and note whether the held text is all of
@@ -857,6 +884,7 @@ func (p *Parser) trim() {
 	if cut > 0 {
 		p.buf = p.buf[cut:]
 		p.pos -= cut
+		p.storeOff += cut
 	}
 }
 
