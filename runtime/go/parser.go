@@ -2,6 +2,7 @@ package rt
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -83,6 +84,7 @@ type Program struct {
 	fast     []*FastPath
 	derived  []bool     // the state's fast path was derived here, not planned by the compiler
 	holdRuns []*holdRun // per state without a hold lead (see leadRunOf)
+	memos    []scanMemo // per state (see scan)
 }
 
 // holdRun is a class W for a state without a fast path such that, while the
@@ -258,6 +260,7 @@ func (p *Program) Init() *Program {
 		p.fast[state+1] = fast
 	}
 	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
+	p.memos = make([]scanMemo, len(p.Fields)+1)
 	p.derived = make([]bool, len(p.Fields)+1)
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
@@ -682,14 +685,15 @@ func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := make([]Event, 0, 2)
+	events := p.pending[:0]
 	p.appendText(text)
 	runAt := len(p.buf) - (len(text) - start)
 	p.route(&events, p.buf[p.pos:runAt])
 	p.pos = runAt
 	p.trim()
 	p.heldLead = true
-	return events, true
+	p.pending = events[:0]
+	return p.publish(events), true
 }
 
 // holdLeadRun: text with no trigger ends in lead characters: route what
@@ -700,7 +704,7 @@ func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
 	if !holdsAll(fast.HoldLead, text[start:]) {
 		return nil, false
 	}
-	events := []Event{}
+	events := p.pending[:0]
 	p.appendText(text)
 	if start > 0 {
 		p.route(&events, text[:start])
@@ -708,7 +712,8 @@ func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
 	p.pos += start
 	p.trim()
 	p.heldLead = true
-	return events, true
+	p.pending = events[:0]
+	return p.publish(events), true
 }
 
 // releaseHeld: held lead characters followed by text with no trigger and
@@ -717,13 +722,14 @@ func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := []Event{}
+	events := p.pending[:0]
 	p.appendText(text)
 	p.route(&events, p.buf[p.pos:])
 	p.pos = len(p.buf)
 	p.trim()
 	p.heldLead = false
-	return events, true
+	p.pending = events[:0]
+	return p.publish(events), true
 }
 
 func (p *Parser) feedSlowly(text string) ([]Event, error) {
@@ -890,11 +896,104 @@ func (p *Parser) trim() {
 
 type found struct {
 	kind, field, start, end int
-	match                   *Match
+	re                      *Regex // the regex that matched (nil: a literal)
+	caps                    []int  // its groups' offsets (nil: no named group)
 }
 
-// scan finds the best committable match and the hold position (SPEC steps 2-3).
+// scan finds the best committable match and the hold position (SPEC steps
+// 2-3), remembered per short tail (see scanMemo).
 func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
+	if eos || p.prog.Context < 0 || len(p.buf)-p.pos > memoTail {
+		return p.scanText(watch, eos)
+	}
+	base := p.pos
+	for n := 0; n < p.prog.Context && base > 0; {
+		base--
+		if utf8.RuneStart(p.buf[base]) {
+			n++
+		}
+	}
+	memo := &p.prog.memos[p.state+1]
+	key := memoKey{p.pos - base, p.buf[base:]}
+	memo.mu.RLock()
+	r, hit := memo.entries[key]
+	memo.mu.RUnlock()
+	if !hit {
+		best, ok, hold := p.scanText(watch, eos)
+		r = &scanResult{best, ok, hold - base}
+		r.best.start -= base
+		r.best.end -= base
+		if ok && best.caps != nil {
+			r.best.caps = shiftCaps(best.caps, -base)
+		}
+		memo.remember(key, r)
+		return best, ok, hold
+	}
+	best := r.best
+	best.start += base
+	best.end += base
+	if best.caps != nil {
+		best.caps = shiftCaps(best.caps, base)
+	}
+	return best, r.ok, r.hold + base
+}
+
+// memoTail is the longest tail (bytes after the read position) whose scan
+// is remembered; memoSize bounds the entries per state.
+const (
+	memoTail = 48
+	memoSize = 4096
+)
+
+// scanMemo remembers, per program state, the scan of short tails: the scan
+// reads nothing but the tail and the context before it (the program's
+// Context characters: no delimiter reads further behind), so its answer is
+// a function of that text and of where the tail starts in it. Streams of
+// many small tool calls meet the same few tails at every call, and a run of
+// one trigger character (lone `<`) the same tail at every token. Shared by
+// every parser of the program, hence the lock.
+type scanMemo struct {
+	mu      sync.RWMutex
+	entries map[memoKey]*scanResult
+}
+
+type memoKey struct {
+	at   int    // where the tail starts in text
+	text string // context, then the tail
+}
+
+// scanResult is a scan's answer with offsets relative to the key's text.
+type scanResult struct {
+	best found
+	ok   bool
+	hold int
+}
+
+func (m *scanMemo) remember(key memoKey, r *scanResult) {
+	m.mu.Lock()
+	if m.entries == nil {
+		m.entries = map[memoKey]*scanResult{}
+	}
+	if len(m.entries) < memoSize {
+		key.text = strings.Clone(key.text)
+		m.entries[key] = r
+	}
+	m.mu.Unlock()
+}
+
+func shiftCaps(caps []int, by int) []int {
+	out := make([]int, len(caps))
+	for i, c := range caps {
+		out[i] = c
+		if c >= 0 {
+			out[i] = c + by
+		}
+	}
+	return out
+}
+
+// scanText is scan without the memo.
+func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 	buf, pos := p.buf, p.pos
 	size := len(buf)
 	hold := size
@@ -907,7 +1006,8 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 			d = f.Close
 		}
 		var start, end int
-		var match *Match
+		var re *Regex
+		var caps []int
 		if d.Regex == nil {
 			start, end = d.find(buf, pos)
 			if start < 0 {
@@ -941,7 +1041,8 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 				}
 				continue
 			}
-			match = sp.toMatch(d.Regex, buf)
+			re = d.Regex
+			caps = sp.caps
 		}
 		if have {
 			if start > best.start {
@@ -962,7 +1063,7 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 				}
 			}
 		}
-		best, have = found{w.Kind, w.Field, start, end, match}, true
+		best, have = found{w.Kind, w.Field, start, end, re, caps}, true
 	}
 	return best, have && best.start < hold, hold
 }
@@ -979,7 +1080,7 @@ func (p *Parser) process(events *[]Event, eos bool) error {
 				if err := p.close(events); err != nil {
 					return err
 				}
-				p.open(events, best.field, best.match)
+				p.open(events, best.field, best.re, best.caps)
 			} else {
 				hadText := p.opened
 				if err := p.close(events); err != nil {
@@ -1025,13 +1126,13 @@ func (p *Parser) enterImplicit() {
 	p.state = -1
 }
 
-func (p *Parser) open(events *[]Event, index int, match *Match) {
+func (p *Parser) open(events *[]Event, index int, re *Regex, caps []int) {
 	f := p.prog.Fields[index]
 	p.current = index
 	p.state = index
 	p.captures = nil
-	if match != nil {
-		p.captures = match.Captures()
+	if caps != nil {
+		p.captures = (&Match{caps: caps, re: re, text: p.buf}).Captures()
 	}
 	p.body.Reset()
 	p.opened = true

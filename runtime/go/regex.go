@@ -95,6 +95,17 @@ func (m *Match) Group(name string) (string, bool) {
 	return "", false
 }
 
+// hasNames: some group has a name (else a match needs no group offsets:
+// only names read them).
+func (re *Regex) hasNames() bool {
+	for g, name := range re.Names {
+		if g > 0 && name != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // HasGroup reports whether the pattern has a group of that name.
 func (re *Regex) HasGroup(name string) bool {
 	for g, n := range re.Names {
@@ -134,11 +145,12 @@ type machine struct {
 	start   int // where the current attempt started
 	noEmpty int // finditer: no empty match may start here (-1: none)
 	behind  int // look-behinds entered: reading the end of the text there is no partial match
+	named   bool
 }
 
 // reset readies a (reused) machine for re on text.
 func (m *machine) reset(re *Regex, text string) {
-	m.text, m.partial, m.hit = text, false, false
+	m.text, m.partial, m.hit, m.named = text, false, false, re.hasNames()
 	if cap(m.caps) < 2*len(re.Names) {
 		m.caps = make([]int, 2*len(re.Names))
 	}
@@ -165,6 +177,9 @@ type span struct {
 }
 
 func (m *machine) complete(start int) span {
+	if !m.named {
+		return span{start: start, end: m.end, ok: true} // only names read the offsets
+	}
 	return span{start: start, end: m.end, ok: true, caps: append([]int(nil), m.caps...)}
 }
 
