@@ -534,40 +534,66 @@ type Parser struct {
 	heldLead  bool    // the held text is all of the state's hold lead
 	heldRun   bool    // the held text is all of the state's holdRun class
 	slab      []Event // returned events are carved from it (see publish)
-	pending   []Event // events of the step under way (reused)
 }
 
 // slabSize is how many events one allocation holds.
 const slabSize = 32
 
-// publish hands events out as a slice of the parser's event slab: one
-// allocation per slabSize events instead of one per Feed. Each returned
-// slice is capped at its length, so a caller's append copies, and its
-// elements are never written again: the caller owns them.
-func (p *Parser) publish(events []Event) []Event {
+// startEvents is an empty list of events at the free end of the parser's
+// event slab: a step's events are written in place, and finish hands them
+// out as a slice of the slab (one allocation per slabSize events instead
+// of one per Feed). Each returned slice is capped at its length, so a
+// caller's append copies, and the slab never writes its elements again:
+// the caller owns them.
+func (p *Parser) startEvents() []Event {
+	if cap(p.slab)-len(p.slab) < 4 {
+		p.slab = make([]Event, 0, slabSize)
+	}
+	return p.slab[len(p.slab):len(p.slab)]
+}
+
+// finish publishes a step's events (see startEvents).
+func (p *Parser) finish(events []Event) []Event {
 	n := len(events)
 	if n == 0 {
 		return []Event{}
 	}
-	if n > slabSize/2 {
-		return append([]Event(nil), events...)
-	}
-	if cap(p.slab)-len(p.slab) < n {
-		p.slab = make([]Event, 0, slabSize)
-	}
-	start := len(p.slab)
-	p.slab = append(p.slab, events...)
-	return p.slab[start : start+n : start+n]
+	if start := len(p.slab); cap(p.slab)-start >= n && &p.slab[start : start+1][0] == &events[0] {
+		p.slab = p.slab[:start+n]
+	} // else the events outgrew the slab: append gave them their own array
+	return events[:n:n]
 }
 
-// publishOne is publish of one event.
-func (p *Parser) publishOne(event Event) []Event {
+// publishOne publishes one chunk event (see startEvents).
+func (p *Parser) publishOne(field, text string, dirty bool) []Event {
 	if len(p.slab) == cap(p.slab) {
 		p.slab = make([]Event, 0, slabSize)
 	}
-	p.slab = append(p.slab, event)
 	n := len(p.slab)
-	return p.slab[n-1 : n : n]
+	p.slab = p.slab[:n+1]
+	setEvent(&p.slab[n], "region_chunk", field, text, dirty, nil)
+	return p.slab[n : n+1 : n+1]
+}
+
+// addEvent appends an event, writing its fields one by one (a struct copy
+// of an Event is a bulk write barrier while the collector marks).
+func addEvent(events *[]Event, kind, field, text string, dirty bool, value any) {
+	list := *events
+	n := len(list)
+	if n < cap(list) {
+		list = list[:n+1]
+	} else {
+		list = append(list, Event{})
+	}
+	setEvent(&list[n], kind, field, text, dirty, value)
+	*events = list
+}
+
+func setEvent(e *Event, kind, field, text string, dirty bool, value any) {
+	e.Type, e.Field, e.Text, e.Dirty = kind, field, text, dirty
+	if value != nil || e.Value != nil {
+		e.Value = value
+	}
 }
 
 // NewParser starts a parser; prefix is the prompt text sent to the model
@@ -651,12 +677,11 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			if p.opened && p.current >= 0 { // the common case: one chunk event
 				f := p.prog.Fields[p.current]
 				p.body.WriteString(text)
-				return p.publishOne(Event{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty}), true
+				return p.publishOne(f.Name, text, f.dirty), true
 			}
-			events := p.pending[:0]
+			events := p.startEvents()
 			p.route(&events, text)
-			p.pending = events[:0]
-			return p.publish(events), true
+			return p.finish(events), true
 		}
 		if fast.HoldLead != nil {
 			return p.holdLeadRun(fast, text)
@@ -685,15 +710,14 @@ func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := p.pending[:0]
+	events := p.startEvents()
 	p.appendText(text)
 	runAt := len(p.buf) - (len(text) - start)
 	p.route(&events, p.buf[p.pos:runAt])
 	p.pos = runAt
 	p.trim()
 	p.heldLead = true
-	p.pending = events[:0]
-	return p.publish(events), true
+	return p.finish(events), true
 }
 
 // holdLeadRun: text with no trigger ends in lead characters: route what
@@ -704,7 +728,7 @@ func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
 	if !holdsAll(fast.HoldLead, text[start:]) {
 		return nil, false
 	}
-	events := p.pending[:0]
+	events := p.startEvents()
 	p.appendText(text)
 	if start > 0 {
 		p.route(&events, text[:start])
@@ -712,8 +736,7 @@ func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
 	p.pos += start
 	p.trim()
 	p.heldLead = true
-	p.pending = events[:0]
-	return p.publish(events), true
+	return p.finish(events), true
 }
 
 // releaseHeld: held lead characters followed by text with no trigger and
@@ -722,25 +745,23 @@ func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := p.pending[:0]
+	events := p.startEvents()
 	p.appendText(text)
 	p.route(&events, p.buf[p.pos:])
 	p.pos = len(p.buf)
 	p.trim()
 	p.heldLead = false
-	p.pending = events[:0]
-	return p.publish(events), true
+	return p.finish(events), true
 }
 
 func (p *Parser) feedSlowly(text string) ([]Event, error) {
-	events := p.pending[:0]
+	events := p.startEvents()
 	if text != "" {
 		p.appendText(text)
 	}
 	err := p.process(&events, false)
 	p.noteHeld()
-	p.pending = events[:0]
-	return p.publish(events), err
+	return p.finish(events), err
 }
 
 func (p *Parser) joinPieces() {
@@ -1114,11 +1135,11 @@ func (p *Parser) route(events *[]Event, text string) {
 	}
 	f := p.prog.Fields[p.current]
 	if !p.opened {
-		*events = append(*events, Event{Type: "region_open", Field: f.Name})
+		addEvent(events, "region_open", f.Name, "", false, nil)
 		p.opened = true
 	}
 	p.body.WriteString(text)
-	*events = append(*events, Event{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty})
+	addEvent(events, "region_chunk", f.Name, text, f.dirty, nil)
 }
 
 func (p *Parser) enterImplicit() {
@@ -1136,7 +1157,7 @@ func (p *Parser) open(events *[]Event, index int, re *Regex, caps []int) {
 	}
 	p.body.Reset()
 	p.opened = true
-	*events = append(*events, Event{Type: "region_open", Field: f.Name})
+	addEvent(events, "region_open", f.Name, "", false, nil)
 }
 
 // valueOf parses a closed region's body and applies the transform.
@@ -1203,7 +1224,7 @@ func (p *Parser) close(events *[]Event) error {
 		default:
 			out.Set(f.Name, value)
 		}
-		*events = append(*events, Event{Type: "region_close", Field: f.Name, Value: value})
+		addEvent(events, "region_close", f.Name, "", false, value)
 	}
 	p.enterImplicit()
 	p.captures = nil
