@@ -339,7 +339,59 @@ func deriveFastPath(p *Program, watch []Watch) *FastPath {
 		}
 	}
 	fast.leadASCII = asciiBitmap(leads)
+	if leads != nil {
+		for _, w := range watch {
+			if d := p.delimiterOf(w); d.Regex != nil && subsetOf(leads, d.Regex.Entry) && holdsAtRunStart(d.Regex.Root, leads) {
+				fast.HoldLead, fast.holdASCII = leads, fast.leadASCII
+				break
+			}
+		}
+	}
 	return fast
+}
+
+// holdsAtRunStart: some branch of n is (inside positive lookaheads) a
+// greedy unbounded repeat of the lead class and then more, so at the start
+// of a run of lead characters that ends the text it is a partial match (the
+// repeat reads to the end; what follows must read a trigger). A derived
+// fast path's text before the run can start no match, complete or partial
+// (see deriveFastPath), so the run is held from its start: the lead class
+// is the state's hold lead.
+func holdsAtRunStart(n *Node, leads []rune) bool {
+	switch n.Op {
+	case OpAlt:
+		for _, sub := range n.Subs {
+			if holdsAtRunStart(sub, leads) {
+				return true
+			}
+		}
+	case OpGroup:
+		return holdsAtRunStart(n.Subs[0], leads)
+	case OpLook:
+		return !n.Behind && !n.Negative && holdsAtRunStart(n.Subs[0], leads)
+	case OpConcat:
+		if len(n.Subs) < 2 {
+			return false
+		}
+		first := n.Subs[0]
+		return first.Op == OpRepeat && !first.Lazy && first.Max < 0 && first.Subs[0].Op == OpSet && sameSet(first.Subs[0].Set, leads)
+	}
+	return false
+}
+
+// subsetOf: every character of the ranges a is in the ranges b (nil b: all).
+func subsetOf(a, b []rune) bool {
+	if b == nil {
+		return true
+	}
+	for i := 0; i+1 < len(a); i += 2 {
+		for r := a[i]; r <= a[i+1]; r++ {
+			if !inSet(b, r) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // branchShape checks one node has the shape deriveFastPath needs, adding
