@@ -589,7 +589,7 @@ type Parser struct {
 }
 
 // slabSize is how many events one allocation holds.
-const slabSize = 32
+const slabSize = 128
 
 // startEvents is an empty list of events at the free end of the parser's
 // event slab: a step's events are written in place, and finish hands them
