@@ -582,6 +582,8 @@ type Parser struct {
 	store     strings.Builder // buf is its tail from storeOff when inStore (see extend)
 	storeOff  int
 	inStore   bool
+	lazy      bool // buf lacks the text routed by the common path since lazyMark in body
+	lazyMark  int
 	scratch   machine // reused by every regex search of this parser
 	heldLead  bool    // the held text is all of the state's hold lead
 	heldRun   bool    // the held text is all of the state's holdRun class
@@ -693,6 +695,7 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 			return events, nil
 		}
 	}
+	p.materialize()
 	if p.heldRun {
 		if run := p.prog.holdRuns[p.state+1]; holdsAllFast(&run.ascii, run.set, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
@@ -718,6 +721,15 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 	if p.pos == len(p.buf) && p.pieces.Len() == 0 {
 		if !endsInLead {
 			// No delimiter can start in text: it all goes to the region.
+			if p.opened && p.current >= 0 { // the common case: one chunk event
+				f := p.prog.Fields[p.current]
+				if !p.lazy { // buf catches up from the body when needed (see materialize)
+					p.lazy, p.lazyMark = true, p.body.Len()
+				}
+				p.body.WriteString(text)
+				return p.publishOne(f.Name, text, f.dirty), true
+			}
+			p.materialize()
 			context := p.prog.Context
 			if context >= 0 && len(text) >= storeMin && utf8.RuneCountInString(text) >= context {
 				p.buf, p.inStore = text, false // it holds all the context regex delimiters read behind
@@ -726,16 +738,12 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			}
 			p.pos = len(p.buf)
 			p.trim()
-			if p.opened && p.current >= 0 { // the common case: one chunk event
-				f := p.prog.Fields[p.current]
-				p.body.WriteString(text)
-				return p.publishOne(f.Name, text, f.dirty), true
-			}
 			events := p.startEvents()
 			p.route(&events, text)
 			return p.finish(events), true
 		}
 		if fast.HoldLead != nil {
+			p.materialize()
 			return p.holdLeadRun(fast, text)
 		}
 	} else if p.heldLead {
@@ -847,6 +855,29 @@ func (p *Parser) appendText(text string) {
 	p.extend(text)
 }
 
+// materialize brings buf up to date after common-path tokens, which went
+// to the open region's body only: buf gets the text routed since (or just
+// its last Context characters, which are all any delimiter reads behind
+// the read position), and the read position moves to its end.
+func (p *Parser) materialize() {
+	if !p.lazy {
+		return
+	}
+	p.lazy = false
+	routed := p.body.String()[p.lazyMark:]
+	if keep := utf8.UTFMax * p.prog.Context; len(routed) > keep+trimSlack {
+		cut := len(routed) - keep // at least Context characters after it
+		for cut < len(routed) && !utf8.RuneStart(routed[cut]) {
+			cut++
+		}
+		p.buf, p.inStore = routed[cut:], false
+	} else {
+		p.extend(routed)
+	}
+	p.pos = len(p.buf)
+	p.trim()
+}
+
 // storeMin is the least capacity (bytes) a new store gets.
 const storeMin = 512
 
@@ -888,6 +919,7 @@ func (p *Parser) Finalize() (Message, []Event, error) {
 		return nil, nil, Errorf("RuntimeError", "ResponseParser already finalized")
 	}
 	events := []Event{}
+	p.materialize()
 	p.joinPieces()
 	if err := p.process(&events, true); err != nil {
 		return nil, events, err
