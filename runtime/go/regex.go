@@ -792,7 +792,8 @@ func (re *Regex) prepare() {
 // branchesLead is the lead class of an alternation whose branches either
 // start with a greedy unbounded repeat of one class (maybe inside a
 // positive lookahead: `(?=\s*<\|start\|>)`) or must read a character
-// outside that class first (`<\|end\|>`). Inside a run of the class, a
+// outside that class first, with no lookahead or assertion before that
+// read (`<\|end\|>`; see cleanFirst). Inside a run of the class, a
 // match (complete or partial) at a later position of the run is one of the
 // first kind, and the run's start has one too; so, as for a pattern that
 // starts with the repeat, only the run's start is tried (skippable). nil
@@ -823,7 +824,7 @@ func branchesLead(root *Node) []rune {
 	wide := lead[len(lead)-1] >= utf8.RuneSelf
 	for _, branch := range others {
 		var f firstChars
-		if firstOf(branch, &f) || f.any || f.ascii[0]&bits[0] != 0 || f.ascii[1]&bits[1] != 0 || f.wide && wide {
+		if nullable, clean := cleanFirst(branch, &f); nullable || !clean || f.any || f.ascii[0]&bits[0] != 0 || f.ascii[1]&bits[1] != 0 || f.wide && wide {
 			return nil
 		}
 	}
