@@ -1008,7 +1008,7 @@ type found struct {
 // scan finds the best committable match and the hold position (SPEC steps
 // 2-3), remembered per short tail (see scanMemo).
 func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
-	if eos || p.prog.Context < 0 || len(p.buf)-p.pos > memoTail {
+	if eos || p.prog.Context < 0 || p.prog.Context > memoContext || len(p.buf)-p.pos > memoTail {
 		return p.scanText(watch, eos)
 	}
 	base := p.pos
@@ -1044,10 +1044,13 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 }
 
 // memoTail is the longest tail (bytes after the read position) whose scan
-// is remembered; memoSize bounds the entries per state.
+// is remembered, memoContext the longest context (characters: with a long
+// one the same tail seldom comes back), memoSize bounds the entries per
+// state.
 const (
-	memoTail = 48
-	memoSize = 4096
+	memoTail    = 48
+	memoContext = 32
+	memoSize    = 4096
 )
 
 // scanMemo remembers, per program state, the scan of short tails: the scan
