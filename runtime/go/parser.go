@@ -582,7 +582,10 @@ type Parser struct {
 	store     strings.Builder // buf is its tail from storeOff when inStore (see extend)
 	storeOff  int
 	inStore   bool
-	lazy      bool // buf lacks the text routed by the common path since lazyMark in body
+	lazy      bool        // buf lacks the text routed by the common path since lazyMark in body
+	lastScan  *scanResult // the last scan answer taken from the memo, for lastKey in lastState
+	lastKey   memoKey
+	lastState int
 	lazyMark  int
 	scratch   machine // reused by every regex search of this parser
 	heldLead  bool    // the held text is all of the state's hold lead
@@ -1011,18 +1014,18 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 	if eos || p.prog.Context < 0 || p.prog.Context > memoContext || len(p.buf)-p.pos > memoTail {
 		return p.scanText(watch, eos)
 	}
-	base := p.pos
-	for n := 0; n < p.prog.Context && base > 0; {
-		base--
-		if utf8.RuneStart(p.buf[base]) {
-			n++
+	base := backChars(p.buf, p.pos, p.prog.Context)
+	key := memoKey{p.pos - base, p.buf[base:]}
+	r, hit := p.lastScan, p.lastScan != nil && p.lastState == p.state && p.lastKey == key
+	if !hit {
+		memo := &p.prog.memos[p.state+1]
+		memo.mu.RLock()
+		r, hit = memo.entries[key]
+		memo.mu.RUnlock()
+		if hit { // the parser's own last answer, checked before the shared memo
+			p.lastScan, p.lastKey, p.lastState = r, memoKey{key.at, strings.Clone(key.text)}, p.state
 		}
 	}
-	memo := &p.prog.memos[p.state+1]
-	key := memoKey{p.pos - base, p.buf[base:]}
-	memo.mu.RLock()
-	r, hit := memo.entries[key]
-	memo.mu.RUnlock()
 	if !hit {
 		best, ok, hold := p.scanText(watch, eos)
 		r = &scanResult{best, ok, hold - base}
@@ -1031,7 +1034,7 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 		if ok && best.caps != nil {
 			r.best.caps = shiftCaps(best.caps, -base)
 		}
-		memo.remember(key, r)
+		p.prog.memos[p.state+1].remember(key, r)
 		return best, ok, hold
 	}
 	best := r.best
@@ -1043,14 +1046,41 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 	return best, r.ok, r.hold + base
 }
 
+// backChars is where the n characters before pos start (0 when there are
+// fewer): pos-n when those bytes are ASCII, checked eight at a time.
+func backChars(s string, pos, n int) int {
+	if start := pos - n; start >= 0 {
+		i := start
+		for ; i+8 <= pos; i += 8 {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if w&0x8080808080808080 != 0 {
+				break
+			}
+		}
+		for ; i < pos && s[i] < utf8.RuneSelf; i++ {
+		}
+		if i == pos {
+			return start
+		}
+	}
+	base := pos
+	for counted := 0; counted < n && base > 0; {
+		base--
+		if utf8.RuneStart(s[base]) {
+			counted++
+		}
+	}
+	return base
+}
+
 // memoTail is the longest tail (bytes after the read position) whose scan
-// is remembered, memoContext the longest context (characters: with a long
-// one the same tail seldom comes back), memoSize bounds the entries per
-// state.
+// is remembered, memoContext the longest context (characters), memoSize
+// bounds the entries per state (about 300 KB for the longest context).
 const (
 	memoTail    = 48
-	memoContext = 32
-	memoSize    = 4096
+	memoContext = 256
+	memoSize    = 1024
 )
 
 // scanMemo remembers, per program state, the scan of short tails: the scan
