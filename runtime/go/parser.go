@@ -228,6 +228,22 @@ func holdsAll(set []rune, text string) bool {
 	return true
 }
 
+// runStart is the start of the run of lead characters ending text.
+func (fast *FastPath) runStart(text string) int {
+	end := len(text)
+	for end > 0 {
+		c := text[end-1]
+		if c >= utf8.RuneSelf {
+			return runStart(fast.Leads, text, end)
+		}
+		if fast.leadASCII[c>>6]&(1<<(c&63)) == 0 {
+			break
+		}
+		end--
+	}
+	return end
+}
+
 // runStart is the start of the run of lead characters ending at end.
 func runStart(set []rune, text string, end int) int {
 	for end > 0 {
@@ -766,8 +782,8 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 // in a run of hold-lead characters (a word and its space): everything before
 // that run is routed and the run is held, as holdLeadRun does.
 func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
-	start := runStart(fast.Leads, text, len(text))
-	if start == 0 || !holdsAll(fast.HoldLead, text[start:]) {
+	start := fast.runStart(text)
+	if start == 0 || !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
 	}
 	if p.heldHasTrigger(fast) {
@@ -787,8 +803,8 @@ func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
 // comes before the trailing run, hold the run (exact when the run is all of
 // the state's hold lead: a partial match starts at the run, none before).
 func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
-	start := runStart(fast.Leads, text, len(text))
-	if !holdsAll(fast.HoldLead, text[start:]) {
+	start := fast.runStart(text)
+	if !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
 	}
 	events := p.startEvents()
@@ -911,7 +927,7 @@ func (p *Parser) extend(text string) {
 func (p *Parser) noteHeld() {
 	p.trim()
 	fast := p.prog.fast[p.state+1]
-	p.heldLead = fast != nil && fast.HoldLead != nil && p.pos < len(p.buf) && holdsAll(fast.HoldLead, p.buf[p.pos:])
+	p.heldLead = fast != nil && fast.HoldLead != nil && p.pos < len(p.buf) && holdsAllFast(&fast.holdASCII, fast.HoldLead, p.buf[p.pos:])
 	run := p.prog.holdRuns[p.state+1]
 	p.heldRun = run != nil && p.pos < len(p.buf) && holdsAllFast(&run.ascii, run.set, p.buf[p.pos:])
 }
