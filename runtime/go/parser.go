@@ -1039,12 +1039,12 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 		r, hit = memo.entries[key]
 		memo.mu.RUnlock()
 		if hit { // the parser's own last answer, checked before the shared memo
-			p.lastScan, p.lastKey, p.lastState = r, memoKey{key.at, strings.Clone(key.text)}, p.state
+			p.lastScan, p.lastKey, p.lastState = r, r.key, p.state
 		}
 	}
 	if !hit {
 		best, ok, hold := p.scanText(watch, eos)
-		r = &scanResult{best, ok, hold - base}
+		r = &scanResult{best: best, ok: ok, hold: hold - base}
 		r.best.start -= base
 		r.best.end -= base
 		if ok && best.caps != nil {
@@ -1121,6 +1121,7 @@ type scanResult struct {
 	best found
 	ok   bool
 	hold int
+	key  memoKey // as the memo holds it (a copy of the text)
 }
 
 func (m *scanMemo) remember(key memoKey, r *scanResult) {
@@ -1130,6 +1131,7 @@ func (m *scanMemo) remember(key memoKey, r *scanResult) {
 	}
 	if len(m.entries) < memoSize {
 		key.text = strings.Clone(key.text)
+		r.key = key
 		m.entries[key] = r
 	}
 	m.mu.Unlock()
