@@ -1291,6 +1291,7 @@ func (p *Parser) open(events *[]Event, index int, re *Regex, caps []int) {
 		p.captures = (&Match{caps: caps, re: re, text: p.buf}).Captures()
 	}
 	p.body.Reset()
+	p.body.Grow(128) // one allocation for a short body (a tool call) instead of several
 	p.opened = true
 	addEvent(events, "region_open", f.Name, "", false, nil)
 }
