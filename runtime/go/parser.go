@@ -598,15 +598,15 @@ type Parser struct {
 	store     strings.Builder // buf is its tail from storeOff when inStore (see extend)
 	storeOff  int
 	inStore   bool
-	lazy      bool        // buf lacks the text routed by the common path since lazyMark in body
+	lazy      bool // buf lacks the text routed by the common path since lazyMark in body
+	lazyMark  int
 	lastScan  *scanResult // the last scan answer taken from the memo, for lastKey in lastState
 	lastKey   memoKey
 	lastState int
-	lazyMark  int
 	scratch   machine // reused by every regex search of this parser
 	heldLead  bool    // the held text is all of the state's hold lead
 	heldRun   bool    // the held text is all of the state's holdRun class
-	slab      []Event // returned events are carved from it (see publish)
+	slab      []Event // returned events are carved from it (see startEvents)
 }
 
 // slabSize is how many events one allocation holds.
@@ -1032,13 +1032,14 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 	}
 	base := backChars(p.buf, p.pos, p.prog.Context)
 	key := memoKey{p.pos - base, p.buf[base:]}
+	// The parser's own last answer first, then the program's memo.
 	r, hit := p.lastScan, p.lastScan != nil && p.lastState == p.state && p.lastKey == key
 	if !hit {
 		memo := &p.prog.memos[p.state+1]
 		memo.mu.RLock()
 		r, hit = memo.entries[key]
 		memo.mu.RUnlock()
-		if hit { // the parser's own last answer, checked before the shared memo
+		if hit {
 			p.lastScan, p.lastKey, p.lastState = r, r.key, p.state
 		}
 	}
