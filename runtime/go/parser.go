@@ -1037,9 +1037,9 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 	if !hit {
 		memo := &p.prog.memos[p.state+1]
 		memo.mu.RLock()
-		r, hit = memo.entries[key]
+		r = memo.entries[key.text]
 		memo.mu.RUnlock()
-		if hit {
+		if hit = r != nil && r.key.at == key.at; hit {
 			p.lastScan, p.lastKey, p.lastState = r, r.key, p.state
 		}
 	}
@@ -1109,7 +1109,7 @@ const (
 // every parser of the program, hence the lock.
 type scanMemo struct {
 	mu      sync.RWMutex
-	entries map[memoKey]*scanResult
+	entries map[string]*scanResult // by key text (a string key hashes fastest); the answer holds its key
 }
 
 type memoKey struct {
@@ -1128,12 +1128,12 @@ type scanResult struct {
 func (m *scanMemo) remember(key memoKey, r *scanResult) {
 	m.mu.Lock()
 	if m.entries == nil {
-		m.entries = map[memoKey]*scanResult{}
+		m.entries = map[string]*scanResult{}
 	}
-	if len(m.entries) < memoSize {
+	if _, taken := m.entries[key.text]; !taken && len(m.entries) < memoSize {
 		key.text = strings.Clone(key.text)
 		r.key = key
-		m.entries[key] = r
+		m.entries[key.text] = r
 	}
 	m.mu.Unlock()
 }
