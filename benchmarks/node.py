@@ -36,8 +36,8 @@ def python_timings(name: str, prefix: str, tokens: list[str], repeat: int) -> tu
             parser.feed(token)
         return parser.finalize()[0]
 
-    stream_ns = min(_timed(stream) for _ in range(repeat))
-    whole_ns = min(_timed(lambda: module.parse_response(text, prefix=prefix)) for _ in range(repeat))
+    stream_ns = min(_timed(stream)[0] for _ in range(repeat))
+    whole_ns = min(_timed(lambda: module.parse_response(text, prefix=prefix))[0] for _ in range(repeat))
     return stream_ns / len(tokens), whole_ns / len(tokens), stream()
 
 

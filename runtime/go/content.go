@@ -263,6 +263,7 @@ type Transform struct {
 	Keys    []string
 	Items   []*Transform
 	literal any
+	parts   []string // 'p': Path split at dots (prepare)
 }
 
 // TValue keeps a value (given as JSON text) as it is.
@@ -288,6 +289,7 @@ func (t *Transform) prepare() {
 		}
 		t.literal = v
 	}
+	t.parts = strings.Split(t.Path, ".")
 	for _, item := range t.Items {
 		item.prepare()
 	}
@@ -343,7 +345,7 @@ func (t *Transform) apply(s *scope) (any, error) {
 	case 'v':
 		return DeepCopy(t.literal), nil
 	case 'd':
-		out := NewObject()
+		out := newObjectSized(len(t.Keys))
 		for i, key := range t.Keys {
 			v, err := t.Items[i].apply(s)
 			if err != nil {
@@ -363,7 +365,10 @@ func (t *Transform) apply(s *scope) (any, error) {
 		}
 		return out, nil
 	}
-	parts := strings.Split(t.Path, ".")
+	parts := t.parts
+	if parts == nil { // not prepared
+		parts = strings.Split(t.Path, ".")
+	}
 	value, ok := s.lookup(parts[0])
 	if !ok {
 		return nil, Errorf("KeyError", "transform placeholder '{%s}' is not defined. Available: %v", t.Path, s.names())

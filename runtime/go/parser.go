@@ -2,6 +2,7 @@ package rt
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -83,6 +84,7 @@ type Program struct {
 	fast     []*FastPath
 	derived  []bool     // the state's fast path was derived here, not planned by the compiler
 	holdRuns []*holdRun // per state without a hold lead (see leadRunOf)
+	memos    []scanMemo // per state (see scan)
 }
 
 // holdRun is a class W for a state without a fast path such that, while the
@@ -226,6 +228,22 @@ func holdsAll(set []rune, text string) bool {
 	return true
 }
 
+// runStart is the start of the run of lead characters ending text.
+func (fast *FastPath) runStart(text string) int {
+	end := len(text)
+	for end > 0 {
+		c := text[end-1]
+		if c >= utf8.RuneSelf {
+			return runStart(fast.Leads, text, end)
+		}
+		if fast.leadASCII[c>>6]&(1<<(c&63)) == 0 {
+			break
+		}
+		end--
+	}
+	return end
+}
+
 // runStart is the start of the run of lead characters ending at end.
 func runStart(set []rune, text string, end int) int {
 	for end > 0 {
@@ -258,6 +276,7 @@ func (p *Program) Init() *Program {
 		p.fast[state+1] = fast
 	}
 	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
+	p.memos = make([]scanMemo, len(p.Fields)+1)
 	p.derived = make([]bool, len(p.Fields)+1)
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
@@ -336,7 +355,59 @@ func deriveFastPath(p *Program, watch []Watch) *FastPath {
 		}
 	}
 	fast.leadASCII = asciiBitmap(leads)
+	if leads != nil {
+		for _, w := range watch {
+			if d := p.delimiterOf(w); d.Regex != nil && subsetOf(leads, d.Regex.Entry) && holdsAtRunStart(d.Regex.Root, leads) {
+				fast.HoldLead, fast.holdASCII = leads, fast.leadASCII
+				break
+			}
+		}
+	}
 	return fast
+}
+
+// holdsAtRunStart: some branch of n is (inside positive lookaheads) a
+// greedy unbounded repeat of the lead class and then more, so at the start
+// of a run of lead characters that ends the text it is a partial match (the
+// repeat reads to the end; what follows must read a trigger). A derived
+// fast path's text before the run can start no match, complete or partial
+// (see deriveFastPath), so the run is held from its start: the lead class
+// is the state's hold lead.
+func holdsAtRunStart(n *Node, leads []rune) bool {
+	switch n.Op {
+	case OpAlt:
+		for _, sub := range n.Subs {
+			if holdsAtRunStart(sub, leads) {
+				return true
+			}
+		}
+	case OpGroup:
+		return holdsAtRunStart(n.Subs[0], leads)
+	case OpLook:
+		return !n.Behind && !n.Negative && holdsAtRunStart(n.Subs[0], leads)
+	case OpConcat:
+		if len(n.Subs) < 2 {
+			return false
+		}
+		first := n.Subs[0]
+		return first.Op == OpRepeat && !first.Lazy && first.Max < 0 && first.Subs[0].Op == OpSet && sameSet(first.Subs[0].Set, leads)
+	}
+	return false
+}
+
+// subsetOf: every character of the ranges a is in the ranges b (nil b: all).
+func subsetOf(a, b []rune) bool {
+	if b == nil {
+		return true
+	}
+	for i := 0; i+1 < len(a); i += 2 {
+		for r := a[i]; r <= a[i+1]; r++ {
+			if !inSet(b, r) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // branchShape checks one node has the shape deriveFastPath needs, adding
@@ -524,44 +595,78 @@ type Parser struct {
 	finalized bool
 	initial   []Event
 	pieces    strings.Builder // held text not yet joined onto buf
-	scratch   machine         // reused by every regex search of this parser
-	heldLead  bool            // the held text is all of the state's hold lead
-	heldRun   bool            // the held text is all of the state's holdRun class
-	slab      []Event         // returned events are carved from it (see publish)
-	pending   []Event         // events of the step under way (reused)
+	store     strings.Builder // buf is its tail from storeOff when inStore (see extend)
+	storeOff  int
+	inStore   bool
+	lazy      bool // buf lacks the text routed by the common path since lazyMark in body
+	lazyMark  int
+	lastScan  *scanResult // the last scan answer taken from the memo, for lastKey in lastState
+	lastKey   memoKey
+	lastState int
+	scratch   machine // reused by every regex search of this parser
+	heldLead  bool    // the held text is all of the state's hold lead
+	heldRun   bool    // the held text is all of the state's holdRun class
+	slab      []Event // returned events are carved from it (see startEvents)
 }
 
 // slabSize is how many events one allocation holds.
-const slabSize = 32
+const slabSize = 128
 
-// publish hands events out as a slice of the parser's event slab: one
-// allocation per slabSize events instead of one per Feed. Each returned
-// slice is capped at its length, so a caller's append copies, and its
-// elements are never written again: the caller owns them.
-func (p *Parser) publish(events []Event) []Event {
+// startEvents is an empty list of events at the free end of the parser's
+// event slab: a step's events are written in place, and finish hands them
+// out as a slice of the slab (one allocation per slabSize events instead
+// of one per Feed). Each returned slice is capped at its length, so a
+// caller's append copies, and the slab never writes its elements again:
+// the caller owns them.
+func (p *Parser) startEvents() []Event {
+	if cap(p.slab)-len(p.slab) < 4 {
+		p.slab = make([]Event, 0, slabSize)
+	}
+	return p.slab[len(p.slab):len(p.slab)]
+}
+
+// finish publishes a step's events (see startEvents).
+func (p *Parser) finish(events []Event) []Event {
 	n := len(events)
 	if n == 0 {
 		return []Event{}
 	}
-	if n > slabSize/2 {
-		return append([]Event(nil), events...)
-	}
-	if cap(p.slab)-len(p.slab) < n {
-		p.slab = make([]Event, 0, slabSize)
-	}
-	start := len(p.slab)
-	p.slab = append(p.slab, events...)
-	return p.slab[start : start+n : start+n]
+	if start := len(p.slab); cap(p.slab)-start >= n && &p.slab[start : start+1][0] == &events[0] {
+		p.slab = p.slab[:start+n]
+	} // else the events outgrew the slab: append gave them their own array
+	return events[:n:n]
 }
 
-// publishOne is publish of one event.
-func (p *Parser) publishOne(event Event) []Event {
+// publishOne publishes one chunk event (see startEvents).
+func (p *Parser) publishOne(field, text string, dirty bool) []Event {
 	if len(p.slab) == cap(p.slab) {
 		p.slab = make([]Event, 0, slabSize)
 	}
-	p.slab = append(p.slab, event)
 	n := len(p.slab)
-	return p.slab[n-1 : n : n]
+	p.slab = p.slab[:n+1]
+	setEvent(&p.slab[n], "region_chunk", field, text, dirty, nil)
+	return p.slab[n : n+1 : n+1]
+}
+
+// addEvent appends an event, writing its fields one by one (a struct copy
+// of an Event is a bulk write barrier while the collector marks).
+func addEvent(events *[]Event, kind, field, text string, dirty bool, value any) {
+	list := *events
+	n := len(list)
+	if n < cap(list) {
+		list = list[:n+1]
+	} else {
+		list = append(list, Event{})
+	}
+	setEvent(&list[n], kind, field, text, dirty, value)
+	*events = list
+}
+
+func setEvent(e *Event, kind, field, text string, dirty bool, value any) {
+	e.Type, e.Field, e.Text, e.Dirty = kind, field, text, dirty
+	if value != nil || e.Value != nil {
+		e.Value = value
+	}
 }
 
 // NewParser starts a parser; prefix is the prompt text sent to the model
@@ -609,6 +714,7 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 			return events, nil
 		}
 	}
+	p.materialize()
 	if p.heldRun {
 		if run := p.prog.holdRuns[p.state+1]; holdsAllFast(&run.ascii, run.set, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
@@ -634,25 +740,29 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 	if p.pos == len(p.buf) && p.pieces.Len() == 0 {
 		if !endsInLead {
 			// No delimiter can start in text: it all goes to the region.
+			if p.opened && p.current >= 0 { // the common case: one chunk event
+				f := p.prog.Fields[p.current]
+				if !p.lazy { // buf catches up from the body when needed (see materialize)
+					p.lazy, p.lazyMark = true, p.body.Len()
+				}
+				p.body.WriteString(text)
+				return p.publishOne(f.Name, text, f.dirty), true
+			}
+			p.materialize()
 			context := p.prog.Context
-			if context >= 0 && len(text) >= context && utf8.RuneCountInString(text) >= context {
-				p.buf = text // it holds all the context regex delimiters read behind
+			if context >= 0 && len(text) >= storeMin && utf8.RuneCountInString(text) >= context {
+				p.buf, p.inStore = text, false // it holds all the context regex delimiters read behind
 			} else {
-				p.buf += text
+				p.extend(text)
 			}
 			p.pos = len(p.buf)
 			p.trim()
-			if p.opened && p.current >= 0 { // the common case: one chunk event
-				f := p.prog.Fields[p.current]
-				p.body.WriteString(text)
-				return p.publishOne(Event{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty}), true
-			}
-			events := p.pending[:0]
+			events := p.startEvents()
 			p.route(&events, text)
-			p.pending = events[:0]
-			return p.publish(events), true
+			return p.finish(events), true
 		}
 		if fast.HoldLead != nil {
+			p.materialize()
 			return p.holdLeadRun(fast, text)
 		}
 	} else if p.heldLead {
@@ -672,32 +782,32 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 // in a run of hold-lead characters (a word and its space): everything before
 // that run is routed and the run is held, as holdLeadRun does.
 func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
-	start := runStart(fast.Leads, text, len(text))
-	if start == 0 || !holdsAll(fast.HoldLead, text[start:]) {
+	start := fast.runStart(text)
+	if start == 0 || !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
 	}
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := make([]Event, 0, 2)
+	events := p.startEvents()
 	p.appendText(text)
 	runAt := len(p.buf) - (len(text) - start)
 	p.route(&events, p.buf[p.pos:runAt])
 	p.pos = runAt
 	p.trim()
 	p.heldLead = true
-	return events, true
+	return p.finish(events), true
 }
 
 // holdLeadRun: text with no trigger ends in lead characters: route what
 // comes before the trailing run, hold the run (exact when the run is all of
 // the state's hold lead: a partial match starts at the run, none before).
 func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
-	start := runStart(fast.Leads, text, len(text))
-	if !holdsAll(fast.HoldLead, text[start:]) {
+	start := fast.runStart(text)
+	if !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
 	}
-	events := []Event{}
+	events := p.startEvents()
 	p.appendText(text)
 	if start > 0 {
 		p.route(&events, text[:start])
@@ -705,7 +815,7 @@ func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
 	p.pos += start
 	p.trim()
 	p.heldLead = true
-	return events, true
+	return p.finish(events), true
 }
 
 // releaseHeld: held lead characters followed by text with no trigger and
@@ -714,29 +824,28 @@ func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := []Event{}
+	events := p.startEvents()
 	p.appendText(text)
 	p.route(&events, p.buf[p.pos:])
 	p.pos = len(p.buf)
 	p.trim()
 	p.heldLead = false
-	return events, true
+	return p.finish(events), true
 }
 
 func (p *Parser) feedSlowly(text string) ([]Event, error) {
-	events := p.pending[:0]
+	events := p.startEvents()
 	if text != "" {
 		p.appendText(text)
 	}
 	err := p.process(&events, false)
 	p.noteHeld()
-	p.pending = events[:0]
-	return p.publish(events), err
+	return p.finish(events), err
 }
 
 func (p *Parser) joinPieces() {
 	if p.pieces.Len() > 0 {
-		p.buf += p.pieces.String()
+		p.extend(p.pieces.String())
 		p.pieces.Reset()
 	}
 }
@@ -759,11 +868,58 @@ func (p *Parser) heldHasTrigger(fast *FastPath) bool {
 func (p *Parser) appendText(text string) {
 	p.trim() // cuts before pos only: the same before or after the join
 	if p.pieces.Len() > 0 {
-		p.buf = p.buf + p.pieces.String() + text // one allocation for both
+		p.extend(p.pieces.String())
 		p.pieces.Reset()
+	}
+	p.extend(text)
+}
+
+// materialize brings buf up to date after common-path tokens, which went
+// to the open region's body only: buf gets the text routed since (or just
+// its last Context characters, which are all any delimiter reads behind
+// the read position), and the read position moves to its end.
+func (p *Parser) materialize() {
+	if !p.lazy {
 		return
 	}
-	p.buf += text
+	p.lazy = false
+	routed := p.body.String()[p.lazyMark:]
+	if keep := utf8.UTFMax * p.prog.Context; len(routed) > keep+trimSlack {
+		cut := len(routed) - keep // at least Context characters after it
+		for cut < len(routed) && !utf8.RuneStart(routed[cut]) {
+			cut++
+		}
+		p.buf, p.inStore = routed[cut:], false
+	} else {
+		p.extend(routed)
+	}
+	p.pos = len(p.buf)
+	p.trim()
+}
+
+// storeMin is the least capacity (bytes) a new store gets.
+const storeMin = 512
+
+// extend appends text to buf. buf is the tail of an append-only store (a
+// strings.Builder): bytes once written are never written again, so every
+// string cut from buf (event texts, captures) stays valid, and appending
+// costs a copy of text instead of a copy of buf. When the store is full
+// (or buf is not its tail), a new one starts with the live text; the old
+// one stays with the strings cut from it.
+func (p *Parser) extend(text string) {
+	if !p.inStore || p.store.Cap()-p.store.Len() < len(text) {
+		size := 2 * (len(p.buf) + len(text))
+		if size < storeMin {
+			size = storeMin
+		}
+		live := p.buf
+		p.store.Reset()
+		p.store.Grow(size)
+		p.store.WriteString(live)
+		p.storeOff, p.inStore = 0, true
+	}
+	p.store.WriteString(text)
+	p.buf = p.store.String()[p.storeOff:]
 }
 
 // noteHeld: after processing, trim and note whether the held text is all of
@@ -771,7 +927,7 @@ func (p *Parser) appendText(text string) {
 func (p *Parser) noteHeld() {
 	p.trim()
 	fast := p.prog.fast[p.state+1]
-	p.heldLead = fast != nil && fast.HoldLead != nil && p.pos < len(p.buf) && holdsAll(fast.HoldLead, p.buf[p.pos:])
+	p.heldLead = fast != nil && fast.HoldLead != nil && p.pos < len(p.buf) && holdsAllFast(&fast.holdASCII, fast.HoldLead, p.buf[p.pos:])
 	run := p.prog.holdRuns[p.state+1]
 	p.heldRun = run != nil && p.pos < len(p.buf) && holdsAllFast(&run.ascii, run.set, p.buf[p.pos:])
 }
@@ -782,6 +938,7 @@ func (p *Parser) Finalize() (Message, []Event, error) {
 		return nil, nil, Errorf("RuntimeError", "ResponseParser already finalized")
 	}
 	events := []Event{}
+	p.materialize()
 	p.joinPieces()
 	if err := p.process(&events, true); err != nil {
 		return nil, events, err
@@ -857,16 +1014,143 @@ func (p *Parser) trim() {
 	if cut > 0 {
 		p.buf = p.buf[cut:]
 		p.pos -= cut
+		p.storeOff += cut
 	}
 }
 
 type found struct {
 	kind, field, start, end int
-	match                   *Match
+	re                      *Regex // the regex that matched (nil: a literal)
+	caps                    []int  // its groups' offsets (nil: no named group)
 }
 
-// scan finds the best committable match and the hold position (SPEC steps 2-3).
+// scan finds the best committable match and the hold position (SPEC steps
+// 2-3), remembered per short tail (see scanMemo).
 func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
+	if eos || p.prog.Context < 0 || p.prog.Context > memoContext || len(p.buf)-p.pos > memoTail {
+		return p.scanText(watch, eos)
+	}
+	base := backChars(p.buf, p.pos, p.prog.Context)
+	key := memoKey{p.pos - base, p.buf[base:]}
+	// The parser's own last answer first, then the program's memo.
+	r, hit := p.lastScan, p.lastScan != nil && p.lastState == p.state && p.lastKey == key
+	if !hit {
+		memo := &p.prog.memos[p.state+1]
+		memo.mu.RLock()
+		r = memo.entries[key.text]
+		memo.mu.RUnlock()
+		if hit = r != nil && r.key.at == key.at; hit {
+			p.lastScan, p.lastKey, p.lastState = r, r.key, p.state
+		}
+	}
+	if !hit {
+		best, ok, hold := p.scanText(watch, eos)
+		r = &scanResult{best: best, ok: ok, hold: hold - base}
+		r.best.start -= base
+		r.best.end -= base
+		if ok && best.caps != nil {
+			r.best.caps = shiftCaps(best.caps, -base)
+		}
+		p.prog.memos[p.state+1].remember(key, r)
+		return best, ok, hold
+	}
+	best := r.best
+	best.start += base
+	best.end += base
+	if best.caps != nil {
+		best.caps = shiftCaps(best.caps, base)
+	}
+	return best, r.ok, r.hold + base
+}
+
+// backChars is where the n characters before pos start (0 when there are
+// fewer): pos-n when those bytes are ASCII, checked eight at a time.
+func backChars(s string, pos, n int) int {
+	if start := pos - n; start >= 0 {
+		i := start
+		for ; i+8 <= pos; i += 8 {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if w&0x8080808080808080 != 0 {
+				break
+			}
+		}
+		for ; i < pos && s[i] < utf8.RuneSelf; i++ {
+		}
+		if i == pos {
+			return start
+		}
+	}
+	base := pos
+	for counted := 0; counted < n && base > 0; {
+		base--
+		if utf8.RuneStart(s[base]) {
+			counted++
+		}
+	}
+	return base
+}
+
+// memoTail is the longest tail (bytes after the read position) whose scan
+// is remembered, memoContext the longest context (characters), memoSize
+// bounds the entries per state (about 300 KB for the longest context).
+const (
+	memoTail    = 48
+	memoContext = 256
+	memoSize    = 1024
+)
+
+// scanMemo remembers, per program state, the scan of short tails: the scan
+// reads nothing but the tail and the context before it (the program's
+// Context characters: no delimiter reads further behind), so its answer is
+// a function of that text and of where the tail starts in it. Streams of
+// many small tool calls meet the same few tails at every call, and a run of
+// one trigger character (lone `<`) the same tail at every token. Shared by
+// every parser of the program, hence the lock.
+type scanMemo struct {
+	mu      sync.RWMutex
+	entries map[string]*scanResult // by key text (a string key hashes fastest); the answer holds its key
+}
+
+type memoKey struct {
+	at   int    // where the tail starts in text
+	text string // context, then the tail
+}
+
+// scanResult is a scan's answer with offsets relative to the key's text.
+type scanResult struct {
+	best found
+	ok   bool
+	hold int
+	key  memoKey // as the memo holds it (a copy of the text)
+}
+
+func (m *scanMemo) remember(key memoKey, r *scanResult) {
+	m.mu.Lock()
+	if m.entries == nil {
+		m.entries = map[string]*scanResult{}
+	}
+	if _, taken := m.entries[key.text]; !taken && len(m.entries) < memoSize {
+		key.text = strings.Clone(key.text)
+		r.key = key
+		m.entries[key.text] = r
+	}
+	m.mu.Unlock()
+}
+
+func shiftCaps(caps []int, by int) []int {
+	out := make([]int, len(caps))
+	for i, c := range caps {
+		out[i] = c
+		if c >= 0 {
+			out[i] = c + by
+		}
+	}
+	return out
+}
+
+// scanText is scan without the memo.
+func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 	buf, pos := p.buf, p.pos
 	size := len(buf)
 	hold := size
@@ -879,7 +1163,8 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 			d = f.Close
 		}
 		var start, end int
-		var match *Match
+		var re *Regex
+		var caps []int
 		if d.Regex == nil {
 			start, end = d.find(buf, pos)
 			if start < 0 {
@@ -913,7 +1198,8 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 				}
 				continue
 			}
-			match = sp.toMatch(d.Regex, buf)
+			re = d.Regex
+			caps = sp.caps
 		}
 		if have {
 			if start > best.start {
@@ -934,7 +1220,7 @@ func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
 				}
 			}
 		}
-		best, have = found{w.Kind, w.Field, start, end, match}, true
+		best, have = found{w.Kind, w.Field, start, end, re, caps}, true
 	}
 	return best, have && best.start < hold, hold
 }
@@ -951,7 +1237,7 @@ func (p *Parser) process(events *[]Event, eos bool) error {
 				if err := p.close(events); err != nil {
 					return err
 				}
-				p.open(events, best.field, best.match)
+				p.open(events, best.field, best.re, best.caps)
 			} else {
 				hadText := p.opened
 				if err := p.close(events); err != nil {
@@ -985,11 +1271,11 @@ func (p *Parser) route(events *[]Event, text string) {
 	}
 	f := p.prog.Fields[p.current]
 	if !p.opened {
-		*events = append(*events, Event{Type: "region_open", Field: f.Name})
+		addEvent(events, "region_open", f.Name, "", false, nil)
 		p.opened = true
 	}
 	p.body.WriteString(text)
-	*events = append(*events, Event{Type: "region_chunk", Field: f.Name, Text: text, Dirty: f.dirty})
+	addEvent(events, "region_chunk", f.Name, text, f.dirty, nil)
 }
 
 func (p *Parser) enterImplicit() {
@@ -997,17 +1283,18 @@ func (p *Parser) enterImplicit() {
 	p.state = -1
 }
 
-func (p *Parser) open(events *[]Event, index int, match *Match) {
+func (p *Parser) open(events *[]Event, index int, re *Regex, caps []int) {
 	f := p.prog.Fields[index]
 	p.current = index
 	p.state = index
 	p.captures = nil
-	if match != nil {
-		p.captures = match.Captures()
+	if caps != nil {
+		p.captures = (&Match{caps: caps, re: re, text: p.buf}).Captures()
 	}
 	p.body.Reset()
+	p.body.Grow(128) // one allocation for a short body (a tool call) instead of several
 	p.opened = true
-	*events = append(*events, Event{Type: "region_open", Field: f.Name})
+	addEvent(events, "region_open", f.Name, "", false, nil)
 }
 
 // valueOf parses a closed region's body and applies the transform.
@@ -1074,7 +1361,7 @@ func (p *Parser) close(events *[]Event) error {
 		default:
 			out.Set(f.Name, value)
 		}
-		*events = append(*events, Event{Type: "region_close", Field: f.Name, Value: value})
+		addEvent(events, "region_close", f.Name, "", false, value)
 	}
 	p.enterImplicit()
 	p.captures = nil

@@ -235,8 +235,14 @@ func (d *jsonDecoder) str() (string, error) {
 	}
 }
 
+// newObjectSized is an empty Object with room for n keys (one allocation
+// per slice instead of a few as it grows).
+func newObjectSized(n int) *Object {
+	return &Object{keys: make([]string, 0, n), values: make([]any, 0, n)}
+}
+
 func (d *jsonDecoder) object() (any, error) {
-	obj := NewObject()
+	obj := newObjectSized(4)
 	d.ws()
 	if d.i < len(d.s) && d.s[d.i] == '}' {
 		d.i++

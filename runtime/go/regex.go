@@ -39,7 +39,10 @@ type Node struct {
 	GiveBack string
 
 	first *firstChars // what a forward match of the node reads first (set by prepare)
-	lead  string      // a literal every forward match of the node starts with ("": none)
+	// possessive, on a greedy one-character repeat in a sequence: what
+	// follows it must first read a character it cannot (mustReadOutside).
+	possessive bool
+	lead       string // a literal every forward match of the node starts with ("": none)
 }
 
 // cannotStart: a forward match of n cannot start at i (it must read a
@@ -70,7 +73,9 @@ type Regex struct {
 
 	lead     []rune
 	leadDone bool
-	starts   firstChars // the characters a match can start reading at
+	// leadInside: lead was read off an alternation's branches (branchesLead)
+	leadInside bool
+	starts     firstChars // the characters a match can start reading at
 }
 
 // Match is one match: byte offsets, Partial when it ran into the end of text.
@@ -93,6 +98,17 @@ func (m *Match) Group(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// hasNames: some group has a name (else a match needs no group offsets:
+// only names read them).
+func (re *Regex) hasNames() bool {
+	for g, name := range re.Names {
+		if g > 0 && name != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // HasGroup reports whether the pattern has a group of that name.
@@ -134,11 +150,12 @@ type machine struct {
 	start   int // where the current attempt started
 	noEmpty int // finditer: no empty match may start here (-1: none)
 	behind  int // look-behinds entered: reading the end of the text there is no partial match
+	named   bool
 }
 
 // reset readies a (reused) machine for re on text.
 func (m *machine) reset(re *Regex, text string) {
-	m.text, m.partial, m.hit = text, false, false
+	m.text, m.partial, m.hit, m.named = text, false, false, re.hasNames()
 	if cap(m.caps) < 2*len(re.Names) {
 		m.caps = make([]int, 2*len(re.Names))
 	}
@@ -165,6 +182,9 @@ type span struct {
 }
 
 func (m *machine) complete(start int) span {
+	if !m.named {
+		return span{start: start, end: m.end, ok: true} // only names read the offsets
+	}
 	return span{start: start, end: m.end, ok: true, caps: append([]int(nil), m.caps...)}
 }
 
@@ -462,7 +482,7 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, items []*Node, next
 		if m.seq(items, next, j, back, k) {
 			return true
 		}
-		if count == first {
+		if count == first || n.possessive && !back && items != nil {
 			return false
 		}
 		count--
@@ -657,6 +677,13 @@ func annotateFirst(n *Node) {
 	for _, sub := range n.Subs {
 		annotateFirst(sub)
 	}
+	if n.Op == OpConcat {
+		for i, sub := range n.Subs {
+			if sub.Op == OpRepeat && !sub.Lazy && isOneChar(sub.Subs[0]) {
+				sub.possessive = mustReadOutside(n.Subs[i+1:], sub.Subs[0])
+			}
+		}
+	}
 	f := &firstChars{}
 	f.any = firstOf(n, f)
 	n.first = f
@@ -676,6 +703,74 @@ func annotateFirst(n *Node) {
 	}
 }
 
+// mustReadOutside: matching items (forward) must first read a character
+// that body cannot match, and nothing before that read can run into the
+// end of the text (no lookahead or assertion; look-behinds only when they
+// hold no give-back repeat).
+// Then a greedy repeat of body right before items never gives characters
+// back: at a shorter count, items would start reading a body character.
+func mustReadOutside(items []*Node, body *Node) bool {
+	var f firstChars
+	nullable, clean := cleanFirst(&Node{Op: OpConcat, Subs: items}, &f)
+	if nullable || !clean || f.any {
+		return false
+	}
+	var b firstChars
+	firstOf(body, &b)
+	return b.ascii[0]&f.ascii[0] == 0 && b.ascii[1]&f.ascii[1] == 0 && !(b.wide && f.wide)
+}
+
+// cleanFirst is firstOf that also reports whether the first read is
+// reached without a lookahead or an assertion.
+func cleanFirst(n *Node, f *firstChars) (nullable, clean bool) {
+	switch n.Op {
+	case OpLit, OpSet:
+		return firstOf(n, f), true
+	case OpConcat:
+		for _, sub := range n.Subs {
+			nullable, clean := cleanFirst(sub, f)
+			if !clean || !nullable {
+				return false, clean
+			}
+		}
+		return true, true
+	case OpAlt:
+		for _, sub := range n.Subs {
+			subNullable, clean := cleanFirst(sub, f)
+			if !clean {
+				return false, false
+			}
+			nullable = nullable || subNullable
+		}
+		return nullable, true
+	case OpRepeat:
+		if n.Max == 0 {
+			return true, true
+		}
+		nullable, clean := cleanFirst(n.Subs[0], f)
+		return nullable || n.Min == 0, clean
+	case OpGroup:
+		return cleanFirst(n.Subs[0], f)
+	case OpLook: // a look-behind reports no partial match unless it gives back (giveBack)
+		return true, n.Behind && !givesBack(n)
+	case OpEmpty:
+		return true, true
+	}
+	return false, false // OpAssert
+}
+
+func givesBack(n *Node) bool {
+	if n.GiveBack != "" {
+		return true
+	}
+	for _, sub := range n.Subs {
+		if givesBack(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // prepare computes what Search reads of the pattern; Program.Init calls it
 // so parsers on several goroutines only read.
 func (re *Regex) prepare() {
@@ -689,16 +784,87 @@ func (re *Regex) prepare() {
 	}
 	if n.Op == OpRepeat && n.Max < 0 && n.Subs[0].Op == OpSet {
 		re.lead = n.Subs[0].Set
+	} else if lead := branchesLead(re.Root); lead != nil && subsetOf(lead, re.Entry) {
+		re.lead, re.leadInside = lead, true
 	}
 }
 
-// skippable: s is inside a run of the first lead that started at or after pos.
+// branchesLead is the lead class of an alternation whose branches either
+// start with a greedy unbounded repeat of one class (maybe inside a
+// positive lookahead: `(?=\s*<\|start\|>)`) or must read a character
+// outside that class first, with no lookahead or assertion before that
+// read (`<\|end\|>`; see cleanFirst). Inside a run of the class, a
+// match (complete or partial) at a later position of the run is one of the
+// first kind, and the run's start has one too; so, as for a pattern that
+// starts with the repeat, only the run's start is tried (skippable). nil
+// when the pattern has no such shape.
+func branchesLead(root *Node) []rune {
+	for root.Op == OpGroup {
+		root = root.Subs[0]
+	}
+	if root.Op != OpAlt {
+		return nil
+	}
+	var lead []rune
+	var others []*Node
+	for _, branch := range root.Subs {
+		if set := repeatLead(branch); set != nil {
+			if lead != nil && !sameSet(lead, set) {
+				return nil
+			}
+			lead = set
+		} else {
+			others = append(others, branch)
+		}
+	}
+	if lead == nil {
+		return nil
+	}
+	bits := asciiBitmap(lead)
+	wide := lead[len(lead)-1] >= utf8.RuneSelf
+	for _, branch := range others {
+		var f firstChars
+		if nullable, clean := cleanFirst(branch, &f); nullable || !clean || f.any || f.ascii[0]&bits[0] != 0 || f.ascii[1]&bits[1] != 0 || f.wide && wide {
+			return nil
+		}
+	}
+	return lead
+}
+
+// repeatLead: n is (inside groups and positive lookaheads) a greedy
+// unbounded repeat of a class followed by more; the class.
+func repeatLead(n *Node) []rune {
+	for n.Op == OpGroup || n.Op == OpLook && !n.Behind && !n.Negative {
+		n = n.Subs[0]
+	}
+	if n.Op != OpConcat || len(n.Subs) < 2 {
+		return nil
+	}
+	first := n.Subs[0]
+	if first.Op != OpRepeat || first.Lazy || first.Max >= 0 || first.Subs[0].Op != OpSet {
+		return nil
+	}
+	return first.Subs[0].Set
+}
+
+// skippable: s is inside a run of the first lead that started at or after
+// pos (for a lead read off branches, text[s] is in the run too).
 func (re *Regex) skippable(text string, pos, s int, lead []rune) bool {
 	if lead == nil || s <= pos {
 		return false
 	}
 	r, _ := utf8.DecodeLastRuneInString(text[:s])
-	return inSet(lead, r)
+	if !inSet(lead, r) {
+		return false
+	}
+	if re.leadInside {
+		if s >= len(text) {
+			return false
+		}
+		r, _ = utf8.DecodeRuneInString(text[s:])
+		return inSet(lead, r)
+	}
+	return true
 }
 
 // attempted: whether the `regex` module attempts a match at s (Entry).
