@@ -372,3 +372,23 @@ def test_cli(tmp_path):
     assert (tmp_path / "g.gbnf").read_text(encoding="utf-8") == grammar("qwen3", [GET_WEATHER], format="gbnf")
     bad = run("qwen3_5", "--tools", str(tools), "--format", "structural-tag")
     assert bad.returncode == 2 and "fields.tool_calls.content" in bad.stderr
+
+
+def test_llguidance_lexes_greedily():
+    """The engine limitation behind the greedy-lexing known gaps, in its
+    smallest form (docs/grammar.md): a lexeme is extended as far as it goes,
+    with no backtracking, so `/a*/ "ab"` rejects "aab". Fails once llguidance
+    backtracks: then rerun the known gaps."""
+    greedy = to_llguidance('%llguidance {}\nstart: /a*/ "ab"\n', "lark")
+    assert accepts(greedy, "ab") and not accepts(greedy, "aab")
+
+
+def test_gbnf_gap_is_the_import():
+    """deepseek_r1 `empty_tool_section` is lost by llguidance's GBNF import
+    only: read at character level (as llama.cpp does) the same GBNF accepts it."""
+    from grammar_engine import char_level_accepts, char_level_parser
+
+    sample = next(s for n, s in SAMPLES if n == "deepseek_r1" and s["id"] == "empty_tool_section")
+    text = grammar("deepseek_r1", sample.get("tools") or [], format="gbnf", prefix=sample["prefix"])
+    assert char_level_accepts(char_level_parser(text), sample["output"])
+    assert not accepts(to_llguidance(text, "gbnf"), sample["output"])
