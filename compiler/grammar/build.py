@@ -227,11 +227,11 @@ class Builder:
             return list(delim.literals)
         return rc.required_literals(self.ast(delim))
 
-    def exits(self, delim: Delimiter, then: m.Node, groups=None, *, at_end=False) -> list[tuple[str, m.Node]]:
+    def exits(self, delim: Delimiter, then: m.Node, groups=None, *, at_end=False, follow=None) -> list[tuple[str, m.Node]]:
         """(trigger, rest of the delimiter + `then`) for text that `delim` ends;
         the rests after one trigger become one shared rule."""
         rests: dict[str, list[m.Node]] = {}
-        for trigger, post in self.split_parts(delim, groups, at_end=at_end):
+        for trigger, post in self.split_parts(delim, groups, at_end=at_end, follow=follow):
             rests.setdefault(trigger, []).append(post)
         return [(trigger, m.seq(self.shared(posts), then)) for trigger, posts in rests.items()]
 
@@ -913,8 +913,8 @@ class Builder:
             may_end = self.may_end(state[0]) and not must_exit
             if self.implicit is not None:
                 exits = []
-                for delim, groups, then, _, at_end, _ in entries:
-                    exits += self.exits(delim, then, groups, at_end=at_end)
+                for delim, groups, then, after_w, at_end, _ in entries:
+                    exits += self.exits(delim, then, groups, at_end=at_end, follow=after_w)
                 return m.Until(self.exclude_all, tuple(_merge_exits(exits)), may_end)
             whole = [m.seq(WS, node) for node in self.grouped([(v, then) for _, _, then, _, _, variants in entries for v in variants])]
             if may_end:
@@ -1012,7 +1012,7 @@ class Builder:
                     matcher = regex.compile(to_source(variant), regex.DOTALL)
                     for delim, groups, then, after_w, at_end, _ in self.entries(state):
                         rests: dict[str, list[m.Node]] = {}
-                        for trigger, post in self.split_parts(delim, groups, at_end=at_end):
+                        for trigger, post in self.split_parts(delim, groups, at_end=at_end, follow=after_w):
                             hit = matcher.match(trigger + self.shortest(post) + after_w)
                             if hit is not None and hit.end() == 0:
                                 rests.setdefault(trigger, []).append(post)
@@ -1034,20 +1034,35 @@ class Builder:
                 out.append((s.trigger, m.seq(post, then)))
         return out
 
-    def split_parts(self, delim: Delimiter, groups=None, *, at_end=False) -> list[tuple[str, m.Node]]:
+    def split_parts(self, delim: Delimiter, groups=None, *, at_end=False, follow: str | None = None) -> list[tuple[str, m.Node]]:
         """(trigger, rest) for each way a delimiter starts with a literal
-        (what comes before it is absorbed by the free text)."""
+        (what comes before it is absorbed by the free text). With `follow`
+        (a witness of the call body after a call open), a way is kept only
+        when the open reads it back before that body with the tool's name
+        (its look-ahead may need a body the grammar does not write)."""
         if isinstance(delim, LiteralDelimiter):
-            found = self.split(delim)
+            found = [(None, s) for s in self.split(delim)]
         else:
-            found = [s for branch in rc.variants(self.ast(delim)) for s in (rc.splits(branch) or [])]
+            found = [(branch, s) for branch in rc.variants(self.ast(delim)) for s in (rc.splits(branch) or [])]
+        names = {g: n.text for g, n in (groups or {}).items() if isinstance(n, m.Lit)}
         out = []
-        for s in found:
+        for branch, s in found:
             if s.start_only or any(isinstance(item, Look) and item.behind and not item.negative for item in s.pre):
                 continue  # only at the start, or only after a given character: not after free text
             post = rc.to_node(Concat(s.post), groups, at_end=at_end)
-            if post is not None:
-                out.append((s.trigger, post))
+            if post is None:
+                continue
+            if follow is not None and names and branch is not None:
+                matcher = _compiled(to_source(branch))
+                texts = {s.trigger + self.shortest(post)}
+                try:
+                    texts.add(s.trigger + _grown(post))
+                except TypeError:
+                    pass
+                hits = [(text, matcher.match(text + follow)) for text in texts]
+                if not all(hit is not None and hit.end() == len(text) and all(hit.group(g) == v for g, v in names.items()) for text, hit in hits):
+                    continue
+            out.append((s.trigger, post))
         return out
 
     def null_end(self) -> m.Node:
