@@ -363,10 +363,11 @@ class Builder:
             except m.GrammarError as error:
                 raise m.GrammarError(tool.path + error.path.removeprefix("schema"), str(error).split(": ", 1)[-1])
             lead = WS
-            if isinstance(field.open, RegexDelimiter) and any(
-                rc.ends_in_lookahead(v) for v in rc.variants(self.ast(field.open))
-            ):
-                lead = m.EMPTY  # the open looks at the body's first character
+            if isinstance(field.open, RegexDelimiter):
+                first = self.shortest(value)[:1]
+                for v in rc.variants(self.ast(field.open)):
+                    if rc.ends_in_lookahead(v) and not regex.match(to_source(rc._items(v)[-1].body), " " + first, regex.DOTALL):
+                        lead = m.EMPTY  # the open looks at the body's first character, with no space before it
             trail = WS
             if isinstance(field.close, RegexDelimiter) and rc.starts_with_lookbehind(self.ast(field.close)):
                 trail = m.EMPTY  # the close looks back at the body's last character
