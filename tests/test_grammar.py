@@ -94,14 +94,8 @@ KNOWN_GAPS = {
     'test_generated_strings_in_gbnf[kimi_k2]',
     'test_generated_strings_in_gbnf[kimi_k25]',
     'test_generated_strings_in_gbnf[llama3_json]',
-    'test_samples_are_accepted[ernie45-content_then_call-gbnf]',
-    'test_samples_are_accepted[ernie45-content_then_call-lark]',
-    'test_samples_are_accepted[granite-plain_tool_call_string-gbnf]',
-    'test_samples_are_accepted[llama3_json-prefilled_call_opener-gbnf]',
     'test_samples_are_accepted[deepseek_r1-empty_tool_section-gbnf]',
-    'test_samples_are_accepted[llama3_json-text_before_and_after_calls-gbnf]',
     'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-lark]',
-    'test_samples_are_accepted[llama3_json-prefilled_call_opener-lark]',
 }
 
 
@@ -338,6 +332,20 @@ def test_options():
     assert not accepts(forbid, "<think>x</think>Hi.")
     require = to_llguidance(grammar("qwen3", TOOLS, reasoning="require"), "lark")
     assert not accepts(require, "Hi.") and accepts(require, "<think>x</think>Hi.")
+
+
+def test_prefilled_call():
+    """A prompt that ends inside a call's open (llama3's `{"name": "f",
+    "parameters": `): the grammar starts in that tool's arguments."""
+    prefix = '<|start_header_id|>assistant<|end_header_id|>\n\n{"name": "get_weather", "parameters": '
+    grm = to_llguidance(grammar("llama3_json", TOOLS, prefix=prefix), "lark")
+    assert accepts(grm, '{"city": "Lyon", "days": 1}}')
+    assert not accepts(grm, '{"city": 3}}') and not accepts(grm, "Hello.")
+    assert check_parses("llama3_json", '{"city": "Lyon", "days": 1}}', TOOLS, prefix)["tool_calls"]
+    with pytest.raises(GrammarError, match="prefix"):
+        grammar("llama3_json", TOOLS, prefix=prefix, tool_choice="none")
+    with pytest.raises(GrammarError, match="prefix"):
+        grammar("llama3_json", TOOLS, prefix=prefix, tool_choice="get_time")
 
 
 def test_errors_name_the_path():

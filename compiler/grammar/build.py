@@ -296,8 +296,23 @@ class Builder:
                 current = event["field"]
             elif event["type"] == "region_close":
                 current = None
+        self.prefix_captures = dict(getattr(parser, "captures", None) or {})
         field = next((f for f in self.program.fields if f.name == current), None)
         return None if field is None or field is self.implicit else field
+
+    def prefilled_call(self) -> m.Node:
+        """The rest of a call whose open the prompt wrote (`{"name": "f",
+        "parameters": `): its body for the tool the open names, then what
+        follows a call."""
+        if not self.call_tools:
+            raise m.GrammarError("prefix", "the prompt opens a tool call, but no call may be written (tool_choice or tools)")
+        tool = self.call_tools[0]
+        if self.binding.name[0] == "capture":
+            name = self.prefix_captures.get(self.binding.name[1][0])
+            tool = next((t for t in self.call_tools if t.name == name), None)
+            if tool is None:
+                raise m.GrammarError("prefix", f"the prompt opens a call of {name!r}, which is not a tool allowed here")
+        return self.call_rest(tool, (self.next_calls(), False))
 
     # -- tool calls ----------------------------------------------------------------
     def call_counts(self) -> tuple[int, int | None]:
@@ -726,6 +741,8 @@ class Builder:
                 start = self.block(self.reasoning, first)
             elif open_now is self.content_block:
                 start = self.block(self.content_block, (0, True))
+            elif open_now is self.tool_field:
+                start = self.prefilled_call()
             else:
                 raise m.GrammarError("prefix", f"the prompt leaves field '{open_now.name}' open; the grammar starts only in reasoning or content")
         else:
@@ -877,7 +894,12 @@ class Builder:
             block = self.block(self.reasoning, state)
             out.append((self.reasoning.open, None, block, "x", False, [n for _, n in self.delimiter_variants(self.reasoning.open)]))
         if self.may_end(cs) and self.end_close is not None:
-            out.append((self.end_close, None, self.tail(), "", True, [n for _, n in self.delimiter_variants(self.end_close, at_end=True)]))
+            # After the implicit field's close the parser is back in the same
+            # region (ernie45 closes content with `</response>`, then calls):
+            # so is the grammar. Variants that need the end of the output
+            # (`\s*$`) end it.
+            out.append((self.end_close, None, self.seg(state), "x", False, []))
+            out.append((self.end_close, None, m.EMPTY, "", True, [n for _, n in self.delimiter_variants(self.end_close, at_end=True)]))
         return out
 
     def call_rest(self, tool: Tool, state) -> m.Ref:
