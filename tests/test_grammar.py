@@ -90,11 +90,6 @@ KNOWN_GAPS = {
     'test_generated_strings_parse_into_valid_calls[gpt_oss]',
     'test_generated_strings_parse_into_valid_calls[kimi_k25]',
     'test_generated_strings_parse_into_valid_calls[minimax_m1]',
-    'test_generated_strings_in_gbnf[deepseek_r1]',
-    'test_generated_strings_in_gbnf[kimi_k2]',
-    'test_generated_strings_in_gbnf[kimi_k25]',
-    'test_generated_strings_in_gbnf[llama3_json]',
-    'test_samples_are_accepted[deepseek_r1-empty_tool_section-gbnf]',
     'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-lark]',
 }
 
@@ -207,6 +202,13 @@ def test_samples_are_accepted(name, sample, fmt):
     expected = (name, sample["id"]) not in STRICTER
     if fmt == "gbnf" and STRICTER.get((name, sample["id"])) == CUT_INSIDE_DELIMITER:
         return  # GBNF spells delimiters one character at a time: a cut piece may read as text
+    if fmt == "gbnf" and (name, sample["id"]) in GBNF_IMPORT_GREEDY_SAMPLES:
+        from grammar_engine import char_level_accepts, char_level_parser
+
+        text = grammar(name, sample.get("tools") or [], format="gbnf", prefix=sample["prefix"])
+        assert char_level_accepts(char_level_parser(text), sample["output"])
+        assert not accepts(grm, sample["output"]), "llguidance's GBNF import accepts it now: drop it from GBNF_IMPORT_GREEDY_SAMPLES"
+        return
     assert accepts(grm, sample["output"]) is expected, STRICTER.get((name, sample["id"]), "should be accepted")
 
 
@@ -242,15 +244,37 @@ def test_generated_strings_parse_into_valid_calls(name):
                 assert message.get("tool_calls"), text
 
 
+# GBNF grammars whose walks llguidance's GBNF import loses by lexing greedily
+# (docs/grammar.md, "Known gaps", has the engine's smallest reproducer): they
+# are read at character level, as llama.cpp reads GBNF, by the `lark`
+# package's Earley parser (slow: a sample of the walks), and the import is
+# asserted to lose some (the set stays exact).
+GBNF_IMPORT_GREEDY = {"deepseek_r1", "kimi_k2", "kimi_k25", "llama3_json"}
+GBNF_IMPORT_GREEDY_SAMPLES = {("deepseek_r1", "empty_tool_section")}
+CHAR_LEVEL_WALKS = 25
+
+
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_generated_strings_in_gbnf(name):
-    """The same walks through the GBNF grammar, read by llguidance's GBNF import."""
+    """The same walks through the GBNF grammar, read by llguidance's GBNF
+    import (at character level where the import lexes them away)."""
     if refusal(name, "gbnf") or not gbnf_checkable(name):
         return
+    lost = 0
     for choice in ("required", "auto"):
         engine = compiled(name, "gbnf", json.dumps(TOOLS), tool_choice=choice)
-        for text in walks(name, choice):
-            assert accepts(engine, text), text
+        texts = walks(name, choice)
+        if name not in GBNF_IMPORT_GREEDY:
+            for text in texts:
+                assert accepts(engine, text), text
+            continue
+        from grammar_engine import char_level_accepts, char_level_parser
+
+        lost += sum(not accepts(engine, text) for text in texts)
+        parser = char_level_parser(grammar(name, TOOLS, format="gbnf", tool_choice=choice))
+        for text in texts[:CHAR_LEVEL_WALKS]:
+            assert char_level_accepts(parser, text), text
+    assert name not in GBNF_IMPORT_GREEDY or lost, "llguidance's GBNF import no longer loses walks: drop it from GBNF_IMPORT_GREEDY"
 
 
 QWEN3_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}\n</tool_call><|im_end|>'
@@ -384,19 +408,15 @@ def test_cli(tmp_path):
 
 def test_llguidance_lexes_greedily():
     """The engine limitation behind the greedy-lexing known gaps, in its
-    smallest form (docs/grammar.md): a lexeme is extended as far as it goes,
-    with no backtracking, so `/a*/ "ab"` rejects "aab". Fails once llguidance
-    backtracks: then rerun the known gaps."""
+    smallest forms (docs/grammar.md): in Lark a lexeme is extended as far as
+    it goes, with no backtracking, so `/a*/ "ab"` rejects "aab"; the GBNF
+    import loses `run "<xs>"` when `run "<xb>"` sits in a rule of its own.
+    Fails once llguidance backtracks: then rerun the known gaps."""
     greedy = to_llguidance('%llguidance {}\nstart: /a*/ "ab"\n', "lark")
     assert accepts(greedy, "ab") and not accepts(greedy, "aab")
-
-
-def test_gbnf_gap_is_the_import():
-    """deepseek_r1 `empty_tool_section` is lost by llguidance's GBNF import
-    only: read at character level (as llama.cpp does) the same GBNF accepts it."""
     from grammar_engine import char_level_accepts, char_level_parser
 
-    sample = next(s for n, s in SAMPLES if n == "deepseek_r1" and s["id"] == "empty_tool_section")
-    text = grammar("deepseek_r1", sample.get("tools") or [], format="gbnf", prefix=sample["prefix"])
-    assert char_level_accepts(char_level_parser(text), sample["output"])
-    assert not accepts(to_llguidance(text, "gbnf"), sample["output"])
+    gbnf = 'root ::= d1 | run "<xs>"\nd1 ::= run "<xb>"\nrun ::= [ \\t\\n]*\n'
+    imported = to_llguidance(gbnf, "gbnf")
+    assert accepts(imported, "<xs>") and accepts(imported, "\t<xb>") and not accepts(imported, "\t<xs>")
+    assert char_level_accepts(char_level_parser(gbnf), "\t<xs>")
