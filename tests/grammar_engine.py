@@ -182,6 +182,15 @@ def _unescape(body: str) -> str:
     return "".join(out)
 
 
+def _class_char(code: int) -> str:
+    """One character of a class as the `lark` package's regexes read it: the
+    character itself, escaped (its `\\u` escapes do not match)."""
+    char = chr(code)
+    if code < 0x20 or 0x7F <= code <= 0xA0:
+        return f"\\x{code:02x}"
+    return _re.escape(char) if not char.isalnum() else char
+
+
 def _class_from(body: str, negated: bool) -> str:
     parts, i = [], 0
     while i < len(body):
@@ -194,13 +203,13 @@ def _class_from(body: str, negated: bool) -> str:
             else:
                 code = ord({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
                 i += 2
-            parts.append(f"\\U{code:08x}" if code > 0xFFFF else f"\\u{code:04x}")
+            parts.append(_class_char(code))
         elif body[i] == "-":
             parts.append("-")
             i += 1
         else:
             code = ord(body[i])
-            parts.append(f"\\U{code:08x}" if code > 0xFFFF else f"\\u{code:04x}")
+            parts.append(_class_char(code))
             i += 1
     return "[" + ("^" if negated else "") + "".join(parts) + "]"
 

@@ -90,18 +90,7 @@ KNOWN_GAPS = {
     'test_generated_strings_parse_into_valid_calls[gpt_oss]',
     'test_generated_strings_parse_into_valid_calls[kimi_k25]',
     'test_generated_strings_parse_into_valid_calls[minimax_m1]',
-    'test_generated_strings_in_gbnf[deepseek_r1]',
-    'test_generated_strings_in_gbnf[kimi_k2]',
-    'test_generated_strings_in_gbnf[kimi_k25]',
-    'test_generated_strings_in_gbnf[llama3_json]',
-    'test_samples_are_accepted[ernie45-content_then_call-gbnf]',
-    'test_samples_are_accepted[ernie45-content_then_call-lark]',
-    'test_samples_are_accepted[granite-plain_tool_call_string-gbnf]',
-    'test_samples_are_accepted[llama3_json-prefilled_call_opener-gbnf]',
-    'test_samples_are_accepted[deepseek_r1-empty_tool_section-gbnf]',
-    'test_samples_are_accepted[llama3_json-text_before_and_after_calls-gbnf]',
     'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-lark]',
-    'test_samples_are_accepted[llama3_json-prefilled_call_opener-lark]',
 }
 
 
@@ -213,6 +202,13 @@ def test_samples_are_accepted(name, sample, fmt):
     expected = (name, sample["id"]) not in STRICTER
     if fmt == "gbnf" and STRICTER.get((name, sample["id"])) == CUT_INSIDE_DELIMITER:
         return  # GBNF spells delimiters one character at a time: a cut piece may read as text
+    if fmt == "gbnf" and (name, sample["id"]) in GBNF_IMPORT_GREEDY_SAMPLES:
+        from grammar_engine import char_level_accepts, char_level_parser
+
+        text = grammar(name, sample.get("tools") or [], format="gbnf", prefix=sample["prefix"])
+        assert char_level_accepts(char_level_parser(text), sample["output"])
+        assert not accepts(grm, sample["output"]), "llguidance's GBNF import accepts it now: drop it from GBNF_IMPORT_GREEDY_SAMPLES"
+        return
     assert accepts(grm, sample["output"]) is expected, STRICTER.get((name, sample["id"]), "should be accepted")
 
 
@@ -248,15 +244,37 @@ def test_generated_strings_parse_into_valid_calls(name):
                 assert message.get("tool_calls"), text
 
 
+# GBNF grammars whose walks llguidance's GBNF import loses by lexing greedily
+# (docs/grammar.md, "Known gaps", has the engine's smallest reproducer): they
+# are read at character level, as llama.cpp reads GBNF, by the `lark`
+# package's Earley parser (slow: a sample of the walks), and the import is
+# asserted to lose some (the set stays exact).
+GBNF_IMPORT_GREEDY = {"deepseek_r1", "llama3_json"}
+GBNF_IMPORT_GREEDY_SAMPLES = {("deepseek_r1", "empty_tool_section")}
+CHAR_LEVEL_WALKS = 25
+
+
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_generated_strings_in_gbnf(name):
-    """The same walks through the GBNF grammar, read by llguidance's GBNF import."""
+    """The same walks through the GBNF grammar, read by llguidance's GBNF
+    import (at character level where the import lexes them away)."""
     if refusal(name, "gbnf") or not gbnf_checkable(name):
         return
+    lost = 0
     for choice in ("required", "auto"):
         engine = compiled(name, "gbnf", json.dumps(TOOLS), tool_choice=choice)
-        for text in walks(name, choice):
-            assert accepts(engine, text), text
+        texts = walks(name, choice)
+        if name not in GBNF_IMPORT_GREEDY:
+            for text in texts:
+                assert accepts(engine, text), text
+            continue
+        from grammar_engine import char_level_accepts, char_level_parser
+
+        lost += sum(not accepts(engine, text) for text in texts)
+        parser = char_level_parser(grammar(name, TOOLS, format="gbnf", tool_choice=choice))
+        for text in texts[:CHAR_LEVEL_WALKS]:
+            assert char_level_accepts(parser, text), text
+    assert name not in GBNF_IMPORT_GREEDY or lost, "llguidance's GBNF import no longer loses walks: drop it from GBNF_IMPORT_GREEDY"
 
 
 QWEN3_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}\n</tool_call><|im_end|>'
@@ -340,6 +358,20 @@ def test_options():
     assert not accepts(require, "Hi.") and accepts(require, "<think>x</think>Hi.")
 
 
+def test_prefilled_call():
+    """A prompt that ends inside a call's open (llama3's `{"name": "f",
+    "parameters": `): the grammar starts in that tool's arguments."""
+    prefix = '<|start_header_id|>assistant<|end_header_id|>\n\n{"name": "get_weather", "parameters": '
+    grm = to_llguidance(grammar("llama3_json", TOOLS, prefix=prefix), "lark")
+    assert accepts(grm, '{"city": "Lyon", "days": 1}}')
+    assert not accepts(grm, '{"city": 3}}') and not accepts(grm, "Hello.")
+    assert check_parses("llama3_json", '{"city": "Lyon", "days": 1}}', TOOLS, prefix)["tool_calls"]
+    with pytest.raises(GrammarError, match="prefix"):
+        grammar("llama3_json", TOOLS, prefix=prefix, tool_choice="none")
+    with pytest.raises(GrammarError, match="prefix"):
+        grammar("llama3_json", TOOLS, prefix=prefix, tool_choice="get_time")
+
+
 def test_errors_name_the_path():
     with pytest.raises(GrammarError, match=r"fields\.tool_calls\.content"):
         grammar("qwen3_5", TOOLS, format="structural-tag")
@@ -372,3 +404,19 @@ def test_cli(tmp_path):
     assert (tmp_path / "g.gbnf").read_text(encoding="utf-8") == grammar("qwen3", [GET_WEATHER], format="gbnf")
     bad = run("qwen3_5", "--tools", str(tools), "--format", "structural-tag")
     assert bad.returncode == 2 and "fields.tool_calls.content" in bad.stderr
+
+
+def test_llguidance_lexes_greedily():
+    """The engine limitation behind the greedy-lexing known gaps, in its
+    smallest forms (docs/grammar.md): in Lark a lexeme is extended as far as
+    it goes, with no backtracking, so `/a*/ "ab"` rejects "aab"; the GBNF
+    import loses `run "<xs>"` when `run "<xb>"` sits in a rule of its own.
+    Fails once llguidance backtracks: then rerun the known gaps."""
+    greedy = to_llguidance('%llguidance {}\nstart: /a*/ "ab"\n', "lark")
+    assert accepts(greedy, "ab") and not accepts(greedy, "aab")
+    from grammar_engine import char_level_accepts, char_level_parser
+
+    gbnf = 'root ::= d1 | run "<xs>"\nd1 ::= run "<xb>"\nrun ::= [ \\t\\n]*\n'
+    imported = to_llguidance(gbnf, "gbnf")
+    assert accepts(imported, "<xs>") and accepts(imported, "\t<xb>") and not accepts(imported, "\t<xs>")
+    assert char_level_accepts(char_level_parser(gbnf), "\t<xs>")

@@ -227,11 +227,11 @@ class Builder:
             return list(delim.literals)
         return rc.required_literals(self.ast(delim))
 
-    def exits(self, delim: Delimiter, then: m.Node, groups=None, *, at_end=False) -> list[tuple[str, m.Node]]:
+    def exits(self, delim: Delimiter, then: m.Node, groups=None, *, at_end=False, follow=None) -> list[tuple[str, m.Node]]:
         """(trigger, rest of the delimiter + `then`) for text that `delim` ends;
         the rests after one trigger become one shared rule."""
         rests: dict[str, list[m.Node]] = {}
-        for trigger, post in self.split_parts(delim, groups, at_end=at_end):
+        for trigger, post in self.split_parts(delim, groups, at_end=at_end, follow=follow):
             rests.setdefault(trigger, []).append(post)
         return [(trigger, m.seq(self.shared(posts), then)) for trigger, posts in rests.items()]
 
@@ -296,8 +296,23 @@ class Builder:
                 current = event["field"]
             elif event["type"] == "region_close":
                 current = None
+        self.prefix_captures = dict(getattr(parser, "captures", None) or {})
         field = next((f for f in self.program.fields if f.name == current), None)
         return None if field is None or field is self.implicit else field
+
+    def prefilled_call(self) -> m.Node:
+        """The rest of a call whose open the prompt wrote (`{"name": "f",
+        "parameters": `): its body for the tool the open names, then what
+        follows a call."""
+        if not self.call_tools:
+            raise m.GrammarError("prefix", "the prompt opens a tool call, but no call may be written (tool_choice or tools)")
+        tool = self.call_tools[0]
+        if self.binding.name[0] == "capture":
+            name = self.prefix_captures.get(self.binding.name[1][0])
+            tool = next((t for t in self.call_tools if t.name == name), None)
+            if tool is None:
+                raise m.GrammarError("prefix", f"the prompt opens a call of {name!r}, which is not a tool allowed here")
+        return self.call_rest(tool, (self.next_calls(), False))
 
     # -- tool calls ----------------------------------------------------------------
     def call_counts(self) -> tuple[int, int | None]:
@@ -363,10 +378,11 @@ class Builder:
             except m.GrammarError as error:
                 raise m.GrammarError(tool.path + error.path.removeprefix("schema"), str(error).split(": ", 1)[-1])
             lead = WS
-            if isinstance(field.open, RegexDelimiter) and any(
-                rc.ends_in_lookahead(v) for v in rc.variants(self.ast(field.open))
-            ):
-                lead = m.EMPTY  # the open looks at the body's first character
+            if isinstance(field.open, RegexDelimiter):
+                first = self.shortest(value)[:1]
+                for v in rc.variants(self.ast(field.open)):
+                    if rc.ends_in_lookahead(v) and not regex.match(to_source(rc._items(v)[-1].body), " " + first, regex.DOTALL):
+                        lead = m.EMPTY  # the open looks at the body's first character, with no space before it
             trail = WS
             if isinstance(field.close, RegexDelimiter) and rc.starts_with_lookbehind(self.ast(field.close)):
                 trail = m.EMPTY  # the close looks back at the body's last character
@@ -382,7 +398,7 @@ class Builder:
         raise m.GrammarError(field.path + ".content", f"tool calls with {field.content!r} content")
 
     # xml-inline: each key of the path is one tag; the last holds the arguments.
-    def xml_body(self, args: dict, tool: Tool, path: tuple[str, ...], where: str) -> m.Node:
+    def xml_body(self, args: dict, tool: Tool, path: tuple[str, ...], where: str, trailing: bool = True) -> m.Node:
         if "tag_pattern" not in args:
             raise m.GrammarError(where + ".tag_pattern", "missing")
         if args.get("merge_duplicates"):
@@ -392,11 +408,21 @@ class Builder:
             inner = value_parser.get("args", {}) if value_parser.get("name") == "xml-inline" else None
             if inner is None:
                 raise m.GrammarError(where + ".value_parser", f"the value of tag '{path[0]}' must be parsed by xml-inline")
-            value = self.xml_body(inner, tool, path[1:], where + ".value_parser.args")
-            return m.seq(WS, self.tag(args, where, path[0], value=value), WS)
+            value = self.xml_body(inner, tool, path[1:], where + ".value_parser.args", trailing=False)
+            forms = self.outer_forms(args, where, path[0], value, tool)
+            if forms is None:
+                return m.seq(WS, self.tag(args, where, path[0], value=value), WS)
+            # The open looks ahead at the tag: nothing may come before it.
+            return m.seq(m.EMPTY if self.open_lookahead_heads(tool) else WS, forms, WS)
         props = tool.parameters.get("properties") or {}
         required = [k for k in props if k in set(tool.parameters.get("required") or [])]
-        members = {k: self.tag(args, where, k, schema=v, schema_path=f"{tool.path}.properties.{k}", value_parser=value_parser) for k, v in props.items()}
+        try:
+            members = {k: self.tag(args, where, k, schema=v, schema_path=f"{tool.path}.properties.{k}", value_parser=value_parser) for k, v in props.items()}
+        except m.GrammarError as error:
+            if "followed by a literal" not in str(error):
+                raise
+            forms = self.xml_forms(args, tool, where, props, required, value_parser, error)
+            return m.seq(forms, WS) if trailing else forms
         # Tags one per line; else separated by commas (Python call arguments).
         sep = None
         for text, node in (("\n", WS), (", ", m.seq(m.Lit(","), WS))):
@@ -408,6 +434,175 @@ class Builder:
         from .schema import members_in_order
 
         return m.seq(WS, members_in_order(self.g, list(props), required, members, sep), WS)
+
+    # Tag patterns that read several forms (`<parameter name="k">v</parameter>`
+    # or a JSON object; an invoke with arguments or self-closing): each form
+    # is a variant of the pattern, kept when its witness reads back.
+    def xml_forms(self, args, tool, where, props, required, value_parser, error) -> m.Node:
+        """Leaf arguments when no single reading of the tag pattern writes
+        them: one variant of the pattern per argument (the first whose tag
+        reads back with its key), and, when the pattern also reads a flat
+        JSON object, that object."""
+        pattern = regex.compile(args["tag_pattern"], regex.DOTALL)
+        forms = []
+        # Variants grouped by what comes before and after the value: one form
+        # per group (written the same way for every argument; mixed forms
+        # read back too, but greedy lexers lose them), each argument written
+        # by any value branch of it that reads back.
+        by_start: dict[tuple[str, str], dict[str, list[m.Node]]] = {}
+        for variant in rc.variants(rc.ast_of(args["tag_pattern"]), 512, optional_chars=True):
+            items = rc._items(variant)
+            index = next((i for i, item in enumerate(items) if isinstance(item, Group) and item.name == "value"), None)
+            if index is None:
+                continue
+            start = by_start.setdefault((to_source(Concat(tuple(items[:index]))), to_source(Concat(tuple(items[index + 1 :])))), {})
+            for key, schema in props.items():
+                try:
+                    node = self.tag(dict(args, tag_pattern=to_source(variant)), where, key, schema=schema,
+                                    schema_path=f"{tool.path}.properties.{key}", value_parser=value_parser)
+                except m.GrammarError:
+                    continue
+                text = self.filled(node, FILL)
+                hits = list(pattern.finditer(text))
+                if len(hits) != 1 or hits[0].span() != (0, len(text)) or hits[0].group("key") != key:
+                    continue
+                if text != self.shortest(node) and hits[0].group("value") != FILL:
+                    continue  # free text not read back as written (a backslash escaping the end)
+                start.setdefault(key, []).append(node)
+        from .schema import members_in_order
+
+        for found in by_start.values():
+            if set(found) != set(props):
+                continue
+            members = {k: m.alt(*found[k]) for k in props}
+            for text, sep in (("\n", WS), (", ", m.seq(m.Lit(","), WS))):
+                if self.tags_read_back(args, list(props)[:2], members, text):
+                    forms.append(m.seq(WS, members_in_order(self.g, list(props), required, members, sep)))
+                    break
+        json_form = self.json_object_form(pattern, tool, props, required)
+        if json_form is not None:
+            forms.append(json_form)
+        if not forms:
+            raise error
+        return m.alt(*forms)
+
+    def filled(self, node: m.Node, text: str) -> str:
+        """A witness of `node` whose free text (before a trigger) is `text`."""
+        if isinstance(node, m.Seq):
+            return "".join(self.filled(item, text) for item in node.items)
+        if isinstance(node, m.Alt):
+            return self.filled(node.items[0], text)
+        if isinstance(node, m.Until) and node.exits and not node.may_end:
+            trigger, exit = node.exits[0]
+            return text + trigger + self.shortest(exit)
+        return self.shortest(node)
+
+    def json_object_form(self, pattern, tool, props, required) -> m.Node | None:
+        """A flat JSON object whose members the tag pattern reads one by one
+        (strings without escapes: the pattern keeps them raw)."""
+        members = {}
+        for key, schema in props.items():
+            if not isinstance(schema, dict):
+                return None
+            if "enum" in schema or "const" in schema:
+                values = schema.get("enum", [schema.get("const")])
+                if any(isinstance(v, (dict, list)) or (isinstance(v, str) and ('"' in v or "\\" in v)) for v in values):
+                    return None
+                value = m.alt(*(m.Lit(json.dumps(v, ensure_ascii=False)) for v in values))
+            elif schema.get("type") == "string":
+                value = m.seq(m.Lit('"'), m.Rep(PLAIN_STRING_CHAR, 0, None), m.Lit('"'))
+            elif schema.get("type") in ("integer", "number", "boolean"):
+                value = Expander(self.g, self.fmt).value(schema, f"{tool.path}.properties.{key}")
+            else:
+                return None
+            members[key] = m.seq(m.Lit(json.dumps(key, ensure_ascii=False)), WS, m.Lit(":"), WS, value)
+        from .schema import members_in_order
+
+        sep = m.seq(WS, m.Lit(","), WS)
+        node = m.seq(WS, m.Lit("{"), WS, members_in_order(self.g, list(props), required, members, sep), WS, m.Lit("}"))
+        keys = list(props)[:2]
+        text = "{" + ", ".join(self.shortest(members[k]) for k in keys) + "}"
+        if [hit.group("key") for hit in pattern.finditer(text)] != keys:
+            return None
+        return node
+
+    def outer_forms(self, args, where, key, value, tool) -> m.Node | None:
+        """The tag holding the arguments, when its pattern reads more than
+        one form (an empty value only after a self-closing tag) or the call
+        open names the tool in a look-ahead at this tag (then the tag is
+        written as that look-ahead, with the name). None: one plain form."""
+        ast = rc.ast_of(args["tag_pattern"])
+        value_group = rc.group_nodes(ast).get("value")
+        heads = self.open_lookahead_heads(tool)
+        look_only = value_group is not None and any(
+            all(isinstance(item, Look) for item in rc._items(b)) and rc._items(b) for b in rc.branches(value_group.body)
+        )
+        if not look_only and not heads:
+            return None
+        pattern = regex.compile(args["tag_pattern"], regex.DOTALL)
+        close = self.tool_field.close
+        close_re = _compiled(to_source(self.ast(close))) if isinstance(close, RegexDelimiter) and rc.starts_with_lookbehind(self.ast(close)) else None
+        open_w = self.shortest(self.full(self.tool_field.open, self.open_for(tool, self.tool_field.open)) or m.EMPTY)
+        value_w = self.shortest(value)
+        out = []
+        for variant in rc.variants(ast, 512, optional_chars=True):
+            items = rc._items(variant)
+            index = next((i for i, item in enumerate(items) if isinstance(item, Group) and item.name == "value"), None)
+            if index is None:
+                continue
+            inner = rc._items(items[index].body)
+            empty = all(isinstance(item, Look) for item in inner)
+            body = m.EMPTY if empty else value
+            if empty and tool.parameters.get("required"):
+                continue
+            key_sub = {"key": m.Lit(key)}
+            lead = Concat(tuple(items[:index]))
+            before = rc.to_node(lead, key_sub, at_start=True, at_end=True)
+            after = rc.to_node(Concat(tuple(items[index + 1 :])), key_sub, at_start=True, at_end=True)
+            if before is None or after is None:
+                continue
+            if heads:
+                lead_re = regex.compile(to_source(lead), regex.DOTALL)
+                matching = [h for h in heads if lead_re.fullmatch(self.shortest(h))]
+                if not matching:
+                    continue
+                before = m.alt(*matching)
+            text = self.shortest(before) + ("" if empty else value_w) + self.shortest(after)
+            hit = pattern.fullmatch(text)
+            if hit is None or hit.group("key") != key or hit.group("value") != ("" if empty else value_w):
+                continue
+            if close_re is not None:
+                # The call's close (a look-behind) matches at the end of the tag, not before.
+                full = open_w + text
+                if [p for p in range(len(open_w) + 1, len(full) + 1) if close_re.match(full, p)] != [len(full)]:
+                    continue
+            # Whitespace after the value sits next to what follows it (one
+            # lexeme for greedy lexers).
+            out.append(m.seq(before, body, m.seq(WS, after) if body is not m.EMPTY else after))
+        if not out:
+            raise m.GrammarError(where + ".tag_pattern", "no form of the pattern reads back the arguments")
+        return m.alt(*out)
+
+    def open_lookahead_heads(self, tool) -> list[m.Node]:
+        """When the call open ends in a look-ahead holding the tool's name
+        group (`<X(?=invoke name="(?P<name>...)")`), the texts it accepts
+        with the name: the body must start with one of them."""
+        open_ = self.tool_field.open
+        groups = self.open_for(tool, open_)
+        if not groups or not isinstance(open_, RegexDelimiter):
+            return []
+        out = []
+        for variant in rc.variants(self.ast(open_)):
+            items = rc._items(variant)
+            if not items or not isinstance(items[-1], Look) or items[-1].behind or items[-1].negative:
+                continue
+            if not set(groups) & set(rc.group_nodes(items[-1].body)):
+                continue
+            for head in rc.variants(items[-1].body, optional_chars=True):
+                node = rc.to_node(head, groups, at_start=False, at_end=True)
+                if node is not None:
+                    out.append(node)
+        return list(dict.fromkeys(out))
 
     def tags_read_back(self, args: dict, keys: list[str], members: dict, sep: str) -> bool:
         if not keys:
@@ -461,7 +656,11 @@ class Builder:
         key_sub = {"key": m.Lit(key)}
         raw = self.raw_value(schema, schema_path, value_parser or {})
         if raw is not None:
-            after = rc.to_node(Concat(after_items), key_sub, at_start=True, at_end=True)
+            # An end anchor after the value (`\}\s*$`) holds for the last tag
+            # only: not written when the tag can end without it.
+            after = rc.to_node(Concat(after_items), key_sub, at_start=True, at_end=False)
+            if after is None:
+                after = rc.to_node(Concat(after_items), key_sub, at_start=True, at_end=True)
             return m.seq(before, raw, after)
         substituted = tuple(_substitute_key(item, key) for item in after_items)
         found = rc.splits(Concat(substituted))
@@ -542,6 +741,8 @@ class Builder:
                 start = self.block(self.reasoning, first)
             elif open_now is self.content_block:
                 start = self.block(self.content_block, (0, True))
+            elif open_now is self.tool_field:
+                start = self.prefilled_call()
             else:
                 raise m.GrammarError("prefix", f"the prompt leaves field '{open_now.name}' open; the grammar starts only in reasoning or content")
         else:
@@ -693,7 +894,12 @@ class Builder:
             block = self.block(self.reasoning, state)
             out.append((self.reasoning.open, None, block, "x", False, [n for _, n in self.delimiter_variants(self.reasoning.open)]))
         if self.may_end(cs) and self.end_close is not None:
-            out.append((self.end_close, None, self.tail(), "", True, [n for _, n in self.delimiter_variants(self.end_close, at_end=True)]))
+            # After the implicit field's close the parser is back in the same
+            # region (ernie45 closes content with `</response>`, then calls):
+            # so is the grammar. Variants that need the end of the output
+            # (`\s*$`) end it.
+            out.append((self.end_close, None, self.seg(state), "x", False, []))
+            out.append((self.end_close, None, m.EMPTY, "", True, [n for _, n in self.delimiter_variants(self.end_close, at_end=True)]))
         return out
 
     def call_rest(self, tool: Tool, state) -> m.Ref:
@@ -730,8 +936,8 @@ class Builder:
             may_end = self.may_end(state[0]) and not must_exit
             if self.implicit is not None:
                 exits = []
-                for delim, groups, then, _, at_end, _ in entries:
-                    exits += self.exits(delim, then, groups, at_end=at_end)
+                for delim, groups, then, after_w, at_end, _ in entries:
+                    exits += self.exits(delim, then, groups, at_end=at_end, follow=after_w)
                 return m.Until(self.exclude_all, tuple(_merge_exits(exits)), may_end)
             whole = [m.seq(WS, node) for node in self.grouped([(v, then) for _, _, then, _, _, variants in entries for v in variants])]
             if may_end:
@@ -802,7 +1008,26 @@ class Builder:
         def make():
             if field.close is None:
                 return m.Until((), (), True)
-            exits = list(self.exits(field.close, self.seg(state)))
+            if isinstance(field.close, LiteralDelimiter):
+                exits = list(self.exits(field.close, self.seg(state)))
+            else:
+                exits = []
+                for variant in rc.variants(self.ast(field.close)):
+                    found = rc.splits(variant)
+                    if found is None:
+                        continue
+                    if not rc.ends_in_lookahead(variant):
+                        exits += self.variant_exits(variant, self.seg(state))
+                        continue
+                    # A literal then a look-ahead at the next block
+                    # (`<calls>(?=\s*<invoke)`): that block follows at once.
+                    matcher = regex.compile(to_source(variant), regex.DOTALL)
+                    for trigger, post in self.variant_exits(variant, m.EMPTY):
+                        written = trigger + self.shortest(post)
+                        for follow, node, then in self.direct(state):
+                            hit = None if follow is None else matcher.match(written + follow)
+                            if hit is not None and hit.end() == len(written):
+                                exits.append((trigger, m.seq(post, node, then)))
             if isinstance(field.close, RegexDelimiter):
                 for variant in rc.variants(self.ast(field.close)):
                     if rc.splits(variant) is not None:
@@ -810,7 +1035,7 @@ class Builder:
                     matcher = regex.compile(to_source(variant), regex.DOTALL)
                     for delim, groups, then, after_w, at_end, _ in self.entries(state):
                         rests: dict[str, list[m.Node]] = {}
-                        for trigger, post in self.split_parts(delim, groups, at_end=at_end):
+                        for trigger, post in self.split_parts(delim, groups, at_end=at_end, follow=after_w):
                             hit = matcher.match(trigger + self.shortest(post) + after_w)
                             if hit is not None and hit.end() == 0:
                                 rests.setdefault(trigger, []).append(post)
@@ -821,20 +1046,46 @@ class Builder:
 
         return self._rule(f"{field.name}_then_{self.state_name(state)}", make)
 
-    def split_parts(self, delim: Delimiter, groups=None, *, at_end=False) -> list[tuple[str, m.Node]]:
-        """(trigger, rest) for each way a delimiter starts with a literal
-        (what comes before it is absorbed by the free text)."""
-        if isinstance(delim, LiteralDelimiter):
-            found = self.split(delim)
-        else:
-            found = [s for branch in rc.variants(self.ast(delim)) for s in (rc.splits(branch) or [])]
+    def variant_exits(self, variant, then: m.Node) -> list[tuple[str, m.Node]]:
+        """(trigger, rest + `then`) for one variant of a close that ends text."""
         out = []
-        for s in found:
+        for s in rc.splits(variant) or []:
+            if s.start_only or any(isinstance(item, Look) and item.behind and not item.negative for item in s.pre):
+                continue
+            post = rc.to_node(Concat(s.post))
+            if post is not None:
+                out.append((s.trigger, m.seq(post, then)))
+        return out
+
+    def split_parts(self, delim: Delimiter, groups=None, *, at_end=False, follow: str | None = None) -> list[tuple[str, m.Node]]:
+        """(trigger, rest) for each way a delimiter starts with a literal
+        (what comes before it is absorbed by the free text). With `follow`
+        (a witness of the call body after a call open), a way is kept only
+        when the open reads it back before that body with the tool's name
+        (its look-ahead may need a body the grammar does not write)."""
+        if isinstance(delim, LiteralDelimiter):
+            found = [(None, s) for s in self.split(delim)]
+        else:
+            found = [(branch, s) for branch in rc.variants(self.ast(delim)) for s in (rc.splits(branch) or [])]
+        names = {g: n.text for g, n in (groups or {}).items() if isinstance(n, m.Lit)}
+        out = []
+        for branch, s in found:
             if s.start_only or any(isinstance(item, Look) and item.behind and not item.negative for item in s.pre):
                 continue  # only at the start, or only after a given character: not after free text
             post = rc.to_node(Concat(s.post), groups, at_end=at_end)
-            if post is not None:
-                out.append((s.trigger, post))
+            if post is None:
+                continue
+            if follow is not None and names and branch is not None:
+                matcher = _compiled(to_source(branch))
+                texts = {s.trigger + self.shortest(post)}
+                try:
+                    texts.add(s.trigger + _grown(post))
+                except TypeError:
+                    pass
+                hits = [(text, matcher.match(text + follow)) for text in texts]
+                if not all(hit is not None and hit.end() == len(text) and all(hit.group(g) == v for g, v in names.items()) for text, hit in hits):
+                    continue
+            out.append((s.trigger, post))
         return out
 
     def null_end(self) -> m.Node:
@@ -871,6 +1122,11 @@ def _reads_name(matcher, text: str, group: str, name: str, before: str) -> bool:
 # Free text that may follow a call's close, as witnesses for its look-arounds.
 TEXT_AFTER = ("x", " x", "\nx", "x y")
 LETTER = m.Chars(CharSet.of([(0x41, 0x5A), (0x61, 0x7A)]))
+# Free text for witnesses: a backslash at its end escapes a quote that ends it.
+FILL = "a b\\"
+# A JSON string character that is neither a quote, a backslash nor a control
+# character: patterns that read JSON strings raw keep escapes as written.
+PLAIN_STRING_CHAR = m.Chars(CharSet.of([(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x10FFFF)]))
 
 
 def _close_matches(source: str, body: str, text: str, follow: str | None) -> bool:
@@ -900,8 +1156,17 @@ def _optional_char(node) -> bool:
 
 
 def _merge_exits(exits: list[tuple[str, m.Node]]) -> list[tuple[str, m.Node]]:
+    """One exit per trigger. A trigger that extends a shorter one
+    (`<|X|>calls>` after `<|X|>`) becomes the rest of the shorter one's exit:
+    text ends at the first of them anyway, and a lazy lexer would stop at
+    the shorter one and lose the longer."""
+    triggers = {t for t, _ in exits}
     merged: dict[str, list[m.Node]] = {}
     for trigger, node in exits:
+        shorter = [t for t in triggers if t != trigger and trigger.startswith(t)]
+        if shorter:
+            base = min(shorter, key=len)
+            node, trigger = m.seq(m.Lit(trigger[len(base) :]), node), base
         merged.setdefault(trigger, []).append(node)
     return [(t, m.alt(*nodes)) for t, nodes in merged.items()]
 

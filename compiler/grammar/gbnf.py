@@ -106,26 +106,47 @@ class GbnfPrinter:
             if node.may_end:
                 options.append('""')
             return f"{cls(node.chars)}* ({' | '.join(options)})"
-        words = list(node.exclude)
+        # Text also ends at an exit's trigger that is not excluded (a call
+        # open's literal that not every match of the open holds).
+        words = list(dict.fromkeys(list(node.exclude) + [t for t, _ in node.exits]))
         prefixes = sorted({w[:i] for w in words for i in range(len(w))}, key=lambda p: (len(p), p))
         alphabet = sorted({c for w in words for c in w})
         state_name = {p: f"text{k}-s{i}" for i, p in enumerate(prefixes)}
 
+        # A state holding an excluded literal that ends no exit (`<|X|>`, an
+        # open watched here with no exit for it) is committed: the text can
+        # only go on to complete an exit trigger that extends it
+        # (`<|X|>calls>`), never back to free text.
+        exitless = [w for w in words if w not in exits]
+
+        def committed(prefix: str) -> bool:
+            return any(w in prefix for w in exitless)
+
+        def toward_exit(text: str) -> bool:
+            return text in state_name and any(t.startswith(text) for t in exits)
+
         def step(state: str, char: str):
             s = state + char
             hits = [w for w in words if s.endswith(w)]
-            if hits:
-                return ("hit", max(hits, key=len))
+            exit_hits = [w for w in hits if w in exits]
+            if exit_hits:
+                return ("hit", max(exit_hits, key=len))
+            if hits or committed(state):
+                return ("state", s) if toward_exit(s) else ("dead", None)
             for i in range(len(s)):
                 if s[i:] in state_name:
                     return ("state", s[i:])
             return ("state", "")
 
         for prefix in prefixes:
+            if committed(prefix) and not toward_exit(prefix):
+                continue  # unreachable
             options = []
             back_to_root = []  # characters that return to the root state
             for char in alphabet:
                 kind, target = step(prefix, char)
+                if kind == "dead":
+                    continue
                 if kind == "hit":
                     if target in exits:
                         options.append(f"{lit(char)} {self.exit_rule(k, target, exits[target])}".strip())
@@ -134,6 +155,9 @@ class GbnfPrinter:
                     back_to_root.append(char)
                 else:
                     options.append(f"{lit(char)} {state_name[target]}")
+            if committed(prefix):
+                self.extra[state_name[prefix]] = " | ".join(options)
+                continue
             stay = cls(_without(CharSet.full(), [c for c in alphabet if c not in back_to_root]))
             if node.may_end:
                 options.append('""')

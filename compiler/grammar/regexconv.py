@@ -223,11 +223,11 @@ def group_nodes(node: Node) -> dict[str, Node]:
     return {n.name: n for n in walk(node) if isinstance(n, Group) and n.name is not None}
 
 
-def variants(node: Node, limit: int = 128) -> list[Node]:
+def variants(node: Node, limit: int = 128, *, optional_chars: bool = False) -> list[Node]:
     """The regex split into alternatives with no choice between structures
     left inside (alternations and optional groups distributed; runs of one
-    class kept), so a look-ahead can be checked on each; [node] when there
-    would be more than `limit`."""
+    class kept; with `optional_chars`, `/?` too), so a look-ahead can be
+    checked on each; [node] when there would be more than `limit`."""
     from ..regex.nodes import Repeat as _Repeat
 
     def go(n: Node) -> list[Node]:
@@ -237,7 +237,7 @@ def variants(node: Node, limit: int = 128) -> list[Node]:
             return [Group(v, n.index, n.name) for v in go(n.body)]
         if isinstance(n, Alt):
             return [v for branch in n.branches for v in go(branch)]
-        if isinstance(n, _Repeat) and n.min == 0 and n.max == 1 and not isinstance(n.body, (Char, Class, Category, Dot)):
+        if isinstance(n, _Repeat) and n.min == 0 and n.max == 1 and (optional_chars or not isinstance(n.body, (Char, Class, Category, Dot))):
             return [Concat(())] + go(n.body)
         if isinstance(n, Concat):
             out: list[Node] = [Concat(())]
