@@ -4,8 +4,8 @@
 //   node tests/js/mutation-report.mjs [REPORT.json ...] [--markdown]
 //
 // REPORT.json: Stryker's json reports (default reports/mutation/mutation.json);
-// several reports of runs scoped by file are merged, the later one winning for
-// a file. Explanations live in tests/js/mutation-equivalents.json, keyed by the
+// the reports of runs scoped by file or line range add up, a later run of
+// the same mutant winning (readReports). Explanations live in tests/js/mutation-equivalents.json, keyed by the
 // file, the mutated line's text (trimmed), the mutated text and its
 // replacement, so they survive line moves but not a change of the code.
 // A mutant that only changes an exception's message is equivalent by the
@@ -41,10 +41,66 @@ export function explainedKey(file, line, original, replacement) {
   return JSON.stringify([file, line.trim(), original, replacement]);
 }
 
+/** A mutant's identity that survives line moves: the mutated line's text, the mutated text, the replacement. */
+function mutantKey(lines, mutant) {
+  return JSON.stringify([lines[mutant.location.start.line - 1].trim(), originalText(lines, mutant.location), mutant.replacement, mutant.mutatorName]);
+}
+
+/**
+ * The mutants of several reports, merged per file: runs scoped by line
+ * ranges add up, and a later run of the same mutant wins. A mutant of an
+ * earlier report whose line no longer occurs in the latest source is dropped
+ * (the code changed there). The latest report's source is the file's source;
+ * the mutants of earlier reports are moved to where their line is now.
+ */
 function readReports(paths) {
   const files = {};
-  for (const path of paths) Object.assign(files, JSON.parse(readFileSync(path, "utf8")).files);
-  return files;
+  for (const path of paths) {
+    for (const [file, report] of Object.entries(JSON.parse(readFileSync(path, "utf8")).files)) {
+      const lines = report.source.split("\n");
+      const entry = (files[file] ??= { source: report.source, byKey: new Map() });
+      for (const mutant of report.mutants) {
+        const key = mutantKey(lines, mutant);
+        // the same text on several lines: keep each occurrence apart
+        let n = 0;
+        while (entry.byKey.has(`${key}#${n}`) && entry.byKey.get(`${key}#${n}`).path === path) n++;
+        entry.byKey.set(`${key}#${n}`, { path, mutant, lines });
+      }
+      entry.source = report.source;
+    }
+  }
+  const out = {};
+  for (const [file, { source, byKey }] of Object.entries(files)) {
+    const lines = source.split("\n");
+    const where = new Map();
+    lines.forEach((line, index) => {
+      const text = line.trim();
+      if (!where.has(text)) where.set(text, []);
+      where.get(text).push(index + 1);
+    });
+    const mutants = [];
+    for (const { mutant, lines: old } of byKey.values()) {
+      if (old === lines || old.join("\n") === source) {
+        mutants.push(mutant);
+        continue;
+      }
+      const text = old[mutant.location.start.line - 1].trim();
+      const now = where.get(text);
+      if (now === undefined || mutant.location.end.line !== mutant.location.start.line) continue;
+      // the nearest line with the same text
+      const line = now.reduce((best, candidate) => (Math.abs(candidate - mutant.location.start.line) < Math.abs(best - mutant.location.start.line) ? candidate : best));
+      const shift = lines[line - 1].indexOf(text) - old[mutant.location.start.line - 1].indexOf(text);
+      mutants.push({
+        ...mutant,
+        location: {
+          start: { line, column: mutant.location.start.column + shift },
+          end: { line, column: mutant.location.end.column + shift },
+        },
+      });
+    }
+    out[file] = { source, mutants };
+  }
+  return out;
 }
 
 function main(argv) {
