@@ -642,10 +642,11 @@ export class StreamParser {
   _trim() {
     const context = this._spec.context;
     if (context < 0) return;
-    let cut = this._pos - 2 * context;
+    // 2 * context UTF-16 units hold the last `context` code points whole:
+    // a cut inside a surrogate pair only leaves half of a character no
+    // delimiter reads (vectors: feat_context/long_text_of_pairs_trimmed).
+    const cut = this._pos - 2 * context;
     if (cut < TRIM_AT) return;
-    const c = this._buf.charCodeAt(cut);
-    if (c >= 0xdc00 && c <= 0xdfff) cut -= 1; // never split a surrogate pair
     this._buf = this._buf.slice(cut);
     this._pos -= cut;
     this._memo.clear();
