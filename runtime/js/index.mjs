@@ -513,7 +513,12 @@ export class Literals {
     let bestStart = -1;
     let bestEnd = -1;
     for (const literal of this.literals) {
-      const found = buf.indexOf(literal, pos);
+      let found = buf.indexOf(literal, pos);
+      // A literal with a lone surrogate never matches half of a pair (Python
+      // sees one character there).
+      while (found >= 0 && (isLowSurrogateOfPair(buf, found) || isLowSurrogateOfPair(buf, found + literal.length))) {
+        found = buf.indexOf(literal, found + 1);
+      }
       if (found >= 0 && (bestStart < 0 || found < bestStart)) {
         bestStart = found;
         bestEnd = found + literal.length;
@@ -534,9 +539,10 @@ export class Literals {
   }
 }
 
+/** Whether index `i` falls inside a surrogate pair (charCodeAt is NaN outside the string). */
 function isLowSurrogateOfPair(text, i) {
   const c = text.charCodeAt(i);
-  if (c < 0xdc00 || c > 0xdfff || i === 0) return false;
+  if (!(c >= 0xdc00 && c <= 0xdfff)) return false;
   const b = text.charCodeAt(i - 1);
   return b >= 0xd800 && b <= 0xdbff;
 }
