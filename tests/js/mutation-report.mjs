@@ -22,7 +22,7 @@ const KILLED = new Set(["Killed", "Timeout"]);
 const MESSAGE_ONLY = "message-only: the mutant changes only an exception's message; errors compare by class";
 
 /** The mutated text of a mutant (its location in the file's source). */
-function originalText(lines, location) {
+export function originalText(lines, location) {
   const { start, end } = location;
   if (start.line === end.line) return lines[start.line - 1].slice(start.column - 1, end.column - 1);
   const parts = [lines[start.line - 1].slice(start.column - 1)];
@@ -32,7 +32,7 @@ function originalText(lines, location) {
 }
 
 /** A string mutant inside the message argument of a thrown error. */
-function messageOnly(mutant, line) {
+export function messageOnly(mutant, line) {
   if (!["StringLiteral", "ArrayDeclaration"].includes(mutant.mutatorName) && mutant.mutatorName !== "TemplateLiteral") return false;
   return /\bnew (?:\w*Error_?|JSONDecodeError)\(/.test(line) && !/super\(/.test(line);
 }
@@ -41,64 +41,62 @@ export function explainedKey(file, line, original, replacement) {
   return JSON.stringify([file, line.trim(), original, replacement]);
 }
 
-/** A mutant's identity that survives line moves: the mutated line's text, the mutated text, the replacement. */
-function mutantKey(lines, mutant) {
-  return JSON.stringify([lines[mutant.location.start.line - 1].trim(), originalText(lines, mutant.location), mutant.replacement, mutant.mutatorName]);
+function offsetOf(lines, line, column) {
+  let offset = 0;
+  for (let i = 0; i < line - 1; i++) offset += lines[i].length + 1;
+  return offset + column - 1;
+}
+
+function positionOf(source, offset) {
+  const before = source.slice(0, offset).split("\n");
+  return { line: before.length, column: before[before.length - 1].length + 1 };
 }
 
 /**
- * The mutants of several reports, merged per file: runs scoped by line
- * ranges add up, and a later run of the same mutant wins. A mutant of an
- * earlier report whose line no longer occurs in the latest source is dropped
- * (the code changed there). The latest report's source is the file's source;
- * the mutants of earlier reports are moved to where their line is now.
+ * Where a mutant of `oldSource` is in `source`: the line with the same text
+ * nearest to its old line, where the mutated text is found at the same place
+ * in the line; null when the code changed there.
+ */
+export function relocate(oldSource, source, mutant) {
+  if (oldSource === source) return mutant.location;
+  const old = oldSource.split("\n");
+  const { start, end } = mutant.location;
+  const original = oldSource.slice(offsetOf(old, start.line, start.column), offsetOf(old, end.line, end.column));
+  const text = old[start.line - 1];
+  const lines = source.split("\n");
+  let best = null;
+  lines.forEach((line, index) => {
+    if (line.trim() !== text.trim()) return;
+    const at = offsetOf(lines, index + 1, 1) + (start.column - 1) + (line.indexOf(line.trim()) - text.indexOf(text.trim()));
+    if (source.slice(at, at + original.length) !== original) return;
+    if (best === null || Math.abs(index + 1 - start.line) < Math.abs(best.line - start.line)) best = { line: index + 1, at };
+  });
+  return best === null ? null : { start: positionOf(source, best.at), end: positionOf(source, best.at + original.length) };
+}
+
+/**
+ * The mutants of several reports, merged per file on the latest report's
+ * source: runs scoped by line ranges add up, and a later run of the same
+ * mutant wins. Mutants of earlier reports are moved to where their line is
+ * now; one whose code changed is dropped.
  */
 function readReports(paths) {
-  const files = {};
+  const runs = {};
   for (const path of paths) {
-    for (const [file, report] of Object.entries(JSON.parse(readFileSync(path, "utf8")).files)) {
-      const lines = report.source.split("\n");
-      const entry = (files[file] ??= { source: report.source, byKey: new Map() });
-      for (const mutant of report.mutants) {
-        const key = mutantKey(lines, mutant);
-        // the same text on several lines: keep each occurrence apart
-        let n = 0;
-        while (entry.byKey.has(`${key}#${n}`) && entry.byKey.get(`${key}#${n}`).path === path) n++;
-        entry.byKey.set(`${key}#${n}`, { path, mutant, lines });
-      }
-      entry.source = report.source;
-    }
+    for (const [file, report] of Object.entries(JSON.parse(readFileSync(path, "utf8")).files)) (runs[file] ??= []).push(report);
   }
   const out = {};
-  for (const [file, { source, byKey }] of Object.entries(files)) {
-    const lines = source.split("\n");
-    const where = new Map();
-    lines.forEach((line, index) => {
-      const text = line.trim();
-      if (!where.has(text)) where.set(text, []);
-      where.get(text).push(index + 1);
-    });
-    const mutants = [];
-    for (const { mutant, lines: old } of byKey.values()) {
-      if (old === lines || old.join("\n") === source) {
-        mutants.push(mutant);
-        continue;
+  for (const [file, reports] of Object.entries(runs)) {
+    const source = reports[reports.length - 1].source;
+    const byPlace = new Map();
+    for (const report of reports) {
+      for (const mutant of report.mutants) {
+        const location = relocate(report.source, source, mutant);
+        if (location === null) continue;
+        byPlace.set(JSON.stringify([location, mutant.mutatorName, mutant.replacement]), { ...mutant, location });
       }
-      const text = old[mutant.location.start.line - 1].trim();
-      const now = where.get(text);
-      if (now === undefined || mutant.location.end.line !== mutant.location.start.line) continue;
-      // the nearest line with the same text
-      const line = now.reduce((best, candidate) => (Math.abs(candidate - mutant.location.start.line) < Math.abs(best - mutant.location.start.line) ? candidate : best));
-      const shift = lines[line - 1].indexOf(text) - old[mutant.location.start.line - 1].indexOf(text);
-      mutants.push({
-        ...mutant,
-        location: {
-          start: { line, column: mutant.location.start.column + shift },
-          end: { line, column: mutant.location.end.column + shift },
-        },
-      });
     }
-    out[file] = { source, mutants };
+    out[file] = { source, mutants: [...byPlace.values()] };
   }
   return out;
 }
