@@ -3,9 +3,10 @@
 // survivor gets a new vector or check, this confirms the kill without a new
 // Stryker run of the whole file.
 //
-//   node tests/js/mutation-recheck.mjs REPORT.json... [--vectors NAME,NAME|all] [--out OUT.json] [--modules DIR]
+//   node tests/js/mutation-recheck.mjs REPORT.json... [--vectors NAME,NAME|all] [--out OUT.json] [--modules DIR] [--shard I/N] [--lines A-B,...]
 //
-// Each mutant neither killed, timed out nor explained is found in today's source (by its
+// Each mutant neither killed, timed out nor explained (static mutants a run
+// with --ignoreStatic left out included) is found in today's source (by its
 // line's text, nearest to its old line; a mutant whose text is gone is
 // skipped), applied to a copy of runtime/js, and run by
 // mutation-recheck-child.mjs on the checks, the value fixtures and the named
@@ -31,10 +32,16 @@ function main(argv) {
   const vectorsIndex = argv.indexOf("--vectors");
   const names = vectorsIndex >= 0 ? argv[vectorsIndex + 1].split(",") : ["all"];
   const skip = new Set(
-    ["--out", "--vectors", "--modules"].flatMap((flag) => (argv.includes(flag) ? [argv.indexOf(flag), argv.indexOf(flag) + 1] : [])),
+    ["--out", "--vectors", "--modules", "--shard", "--lines"].flatMap((flag) => (argv.includes(flag) ? [argv.indexOf(flag), argv.indexOf(flag) + 1] : [])),
   );
   const reports = argv.filter((arg, i) => !skip.has(i) && !arg.startsWith("--"));
   // The feature templates' modules, not vendored: they import the runtime by name.
+  // --shard I/N: only every N-th mutant from the I-th (parallel re-checks)
+  const [shard, shards] = argv.includes("--shard") ? argv[argv.indexOf("--shard") + 1].split("/").map(Number) : [0, 1];
+  // --lines A-B,C-D: only mutants starting on those lines (of the report's source)
+  const lines = argv.includes("--lines")
+    ? argv[argv.indexOf("--lines") + 1].split(",").map((range) => range.split("-").map(Number))
+    : [[1, Infinity]];
   const modulesIndex = argv.indexOf("--modules");
   const given = modulesIndex >= 0 ? argv[modulesIndex + 1] : null;
   const modules = given ?? mkdtempSync(join(tmpdir(), "rtc-recheck-modules-"));
@@ -56,8 +63,10 @@ function main(argv) {
       const now = readFileSync(join(ROOT, file), "utf8");
       const entry = (result.files[file] ??= { language: "javascript", source: now, mutants: [] });
       const oldLines = report.source.split("\n");
-      for (const mutant of report.mutants) {
-        if (KILLED.has(mutant.status) || mutant.status === "Ignored") continue;
+      for (const [index, mutant] of report.mutants.entries()) {
+        if (index % shards !== shard) continue;
+        if (!lines.some(([from, to]) => mutant.location.start.line >= from && mutant.location.start.line <= to)) continue;
+        if (KILLED.has(mutant.status)) continue;
         // explained mutants (tests/js/mutation-equivalents.json, message-only) are not run again
         const line = oldLines[mutant.location.start.line - 1];
         if (explained.has(explainedKey(file, line, originalText(oldLines, mutant.location), mutant.replacement)) || messageOnly(mutant, line)) continue;
@@ -82,6 +91,7 @@ function main(argv) {
         rmSync(sandbox, { recursive: true, force: true });
         const status = run.error ? "Timeout" : run.status === 0 ? "Survived" : "Killed";
         entry.mutants.push({ ...mutant, status, statusReason: (run.stdout ?? "").trim().split("\n")[0], location });
+        writeFileSync(out, JSON.stringify(result)); // so far, for a run stopped early
         console.log(`${status}: ${file}:${location.start.line} ${JSON.stringify(original)} -> ${JSON.stringify(mutant.replacement)} ${status === "Killed" ? `(${(run.stdout ?? "").trim().split("\n")[0].slice(0, 100)})` : ""}`);
       }
     }
