@@ -3,7 +3,7 @@
 // survivor gets a new vector or check, this confirms the kill without a new
 // Stryker run of the whole file.
 //
-//   node tests/js/mutation-recheck.mjs REPORT.json... [--vectors NAME,NAME|all] [--out OUT.json] [--modules DIR] [--shard I/N] [--lines A-B,...]
+//   node tests/js/mutation-recheck.mjs REPORT.json... [--vectors NAME,NAME|all] [--out OUT.json] [--modules DIR] [--shard I/N] [--lines A-B,...] [--no-values]
 //
 // Each mutant neither killed, timed out nor explained (static mutants a run
 // with --ignoreStatic left out included) is found in today's source (by its
@@ -14,6 +14,8 @@
 // a Stryker-shaped report of today's source holding the re-checked mutants:
 // give it to mutation-report.mjs after the runs' reports. DIR: the feature
 // templates' modules built without --vendor (default: built afresh).
+// --no-values: leave out the value fixtures (a matcher's mutants, where they
+// cost more than they check).
 
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -39,7 +41,7 @@ function main(argv) {
   // --shard I/N: only every N-th mutant from the I-th (parallel re-checks)
   const [shard, shards] = argv.includes("--shard") ? argv[argv.indexOf("--shard") + 1].split("/").map(Number) : [0, 1];
   // --lines A-B,C-D: only mutants starting on those lines (of the report's source)
-  const lines = argv.includes("--lines")
+  const lineRanges = argv.includes("--lines")
     ? argv[argv.indexOf("--lines") + 1].split(",").map((range) => range.split("-").map(Number))
     : [[1, Infinity]];
   const modulesIndex = argv.indexOf("--modules");
@@ -65,7 +67,7 @@ function main(argv) {
       const oldLines = report.source.split("\n");
       for (const [index, mutant] of report.mutants.entries()) {
         if (index % shards !== shard) continue;
-        if (!lines.some(([from, to]) => mutant.location.start.line >= from && mutant.location.start.line <= to)) continue;
+        if (!lineRanges.some(([from, to]) => mutant.location.start.line >= from && mutant.location.start.line <= to)) continue;
         if (KILLED.has(mutant.status)) continue;
         // explained mutants (tests/js/mutation-equivalents.json, message-only) are not run again
         const line = oldLines[mutant.location.start.line - 1];
@@ -83,7 +85,7 @@ function main(argv) {
         const original = now.slice(at, until);
         const mutated = now.slice(0, at) + mutant.replacement + now.slice(until);
         writeFileSync(join(sandbox, file.slice("runtime/js/".length)), mutated);
-        const run = spawnSync(process.execPath, [join(ROOT, "tests", "js", "mutation-recheck-child.mjs"), modules, ...names], {
+        const run = spawnSync(process.execPath, [join(ROOT, "tests", "js", "mutation-recheck-child.mjs"), modules, ...names, ...(argv.includes("--no-values") ? ["--no-values"] : [])], {
           env: { ...process.env, RTC_RUNTIME: sandbox },
           encoding: "utf8",
           timeout: 120_000,
