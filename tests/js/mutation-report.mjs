@@ -93,7 +93,8 @@ function readReports(paths) {
       for (const mutant of report.mutants) {
         const location = relocate(report.source, source, mutant);
         if (location === null) continue;
-        byPlace.set(JSON.stringify([location, mutant.mutatorName, mutant.replacement]), { ...mutant, location });
+        const { start, end } = location;
+        byPlace.set(JSON.stringify([start.line, start.column, end.line, end.column, mutant.mutatorName, mutant.replacement]), { ...mutant, location });
       }
     }
     out[file] = { source, mutants: [...byPlace.values()] };
