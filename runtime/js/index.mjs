@@ -513,7 +513,12 @@ export class Literals {
     let bestStart = -1;
     let bestEnd = -1;
     for (const literal of this.literals) {
-      const found = buf.indexOf(literal, pos);
+      let found = buf.indexOf(literal, pos);
+      // A literal with a lone surrogate never matches half of a pair (Python
+      // sees one character there).
+      while (found >= 0 && (isLowSurrogateOfPair(buf, found) || isLowSurrogateOfPair(buf, found + literal.length))) {
+        found = buf.indexOf(literal, found + 1);
+      }
       if (found >= 0 && (bestStart < 0 || found < bestStart)) {
         bestStart = found;
         bestEnd = found + literal.length;
@@ -534,9 +539,10 @@ export class Literals {
   }
 }
 
+/** Whether index `i` falls inside a surrogate pair (charCodeAt is NaN outside the string). */
 function isLowSurrogateOfPair(text, i) {
   const c = text.charCodeAt(i);
-  if (c < 0xdc00 || c > 0xdfff || i === 0) return false;
+  if (!(c >= 0xdc00 && c <= 0xdfff)) return false;
   const b = text.charCodeAt(i - 1);
   return b >= 0xd800 && b <= 0xdbff;
 }
@@ -642,10 +648,11 @@ export class StreamParser {
   _trim() {
     const context = this._spec.context;
     if (context < 0) return;
-    let cut = this._pos - 2 * context;
+    // 2 * context UTF-16 units hold the last `context` code points whole:
+    // a cut inside a surrogate pair only leaves half of a character no
+    // delimiter reads (vectors: feat_context/long_text_of_pairs_trimmed).
+    const cut = this._pos - 2 * context;
     if (cut < TRIM_AT) return;
-    const c = this._buf.charCodeAt(cut);
-    if (c >= 0xdc00 && c <= 0xdfff) cut -= 1; // never split a surrogate pair
     this._buf = this._buf.slice(cut);
     this._pos -= cut;
     this._memo.clear();

@@ -119,7 +119,7 @@ export class Regex {
     this.hint = hint;
     this.groupCount = 0;
     this.groupNames = [];
-    this._ctx = { s: "", partial: false, hit: false, caps: [], forbidEmptyAt: -1, start: 0 };
+    this._ctx = { s: "", partial: false, hit: false, caps: [], forbidEmptyAt: -1 };
     this._scanGroups(tree);
     this._match = this._compile(tree, 1, false);
   }

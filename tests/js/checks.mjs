@@ -50,4 +50,67 @@ export const CHECKS = [
   ["parseResponse without a prefix", ({ module }) => raises("ValueError", () => module.parseResponse("x"))],
   ["parseResponse of a number", ({ module }) => raises("TypeError", () => module.parseResponse(5, { prefix: "" }))],
   ["parseResponse with a number as prefix", ({ module }) => raises("TypeError", () => module.parseResponse("x", { prefix: 5 }))],
+  ["no prefix at all", ({ module }) => raises("ValueError", () => new module.ResponseParser())],
+  ["parseResponse with a null prefix", ({ module }) => raises("ValueError", () => module.parseResponse("x", { prefix: null }))],
+  ["parseResponse with a list of prefixes of another length", ({ module }) =>
+    raises("ValueError", () => module.parseResponse(["x", "y"], { prefix: ["", "", " "] }))],
+  ["parseResponse with a list holding a number as prefix", ({ module }) => raises("TypeError", () => module.parseResponse("x", { prefix: [5] }))],
+  // Expected values: the generated Python parser's parse_response.
+  ["parseResponse of one text is one message", ({ module }) =>
+    equals(JSON.stringify(module.parseResponse("a</think>b", { prefix: "" })), '{"role":"assistant","content":"a</think>b"}')],
+  ["parseResponse of a list, one prefix for all", ({ module }) =>
+    equals(
+      JSON.stringify(module.parseResponse(["a</think>b", "c"], { prefix: "<think>" })),
+      '[{"role":"assistant","reasoning_content":"a","content":"b"},{"role":"assistant","reasoning_content":"c"}]',
+    )],
+  ["parseResponse of a list, one prefix each", ({ module }) =>
+    equals(
+      JSON.stringify(module.parseResponse(["a</think>b", "a</think>b"], { prefix: ["<think>", ""] })),
+      '[{"role":"assistant","reasoning_content":"a","content":"b"},{"role":"assistant","content":"a</think>b"}]',
+    )],
+  ["parseResponse of a list, an empty list of prefixes", ({ module }) =>
+    equals(JSON.stringify(module.parseResponse(["x", "y"], { prefix: [] })), '[{"role":"assistant","content":"x"},{"role":"assistant","content":"y"}]')],
+  ["parseResponse of an empty list", ({ module }) => equals(JSON.stringify(module.parseResponse([], { prefix: [] })), "[]")],
+  // ResponseParser.captures: the named groups of the open match, as a copy.
+  ["captures of the open region", ({ runtime }) => {
+    const { Field, Literals, OPEN, CLOSE, Regex, StreamParser } = runtime;
+    const open = new Regex("<(?P<name>[a-z]+)>", [1, [[0, [60, 60]], [3, 1, "name", [4, 1, -1, 0, [0, [97, 122]]]], [0, [62, 62]]]]);
+    const close = new Literals(["</c>"]);
+    const spec = {
+      fields: [new Field("call", { open, close })],
+      implicit: null,
+      defaults: {},
+      startAnchor: new Literals(["<s>"]),
+      context: 1,
+      watch: new Map([[-1, [[OPEN, 0, open]]], [0, [[CLOSE, 0, close]]]]),
+    };
+    const parser = new StreamParser(spec, "");
+    const before = JSON.stringify(parser.captures);
+    parser.feed("<ab>x");
+    const copy = parser.captures;
+    copy.name = "changed";
+    return equals(`${before} ${JSON.stringify(copy)} ${JSON.stringify(parser.captures)}`, '{} {"name":"changed"} {"name":"ab"}');
+  }],
+  // Literal delimiters holding lone surrogates: Python's code points, where a
+  // UTF-16 string holds a pair (expected values: the regex module's search).
+  ["a literal's prefix after a lone high surrogate", ({ runtime }) => equals(new runtime.Literals(["<tool>"]).partialStart("x\ud800<tool", 0), 2)],
+  ["a literal's prefix after a lone high surrogate, at a character above the surrogates", ({ runtime }) =>
+    equals(new runtime.Literals(["\ue000x"]).partialStart("a\ud800\ue000", 0), 2)],
+  ["no literal prefix at the low half of a pair", ({ runtime }) =>
+    equals(
+      ["a\ud800\udc00", "a\udbff\udc00"].map((text) => new runtime.Literals(["\udc00x"]).partialStart(text, 0)).join() +
+        new runtime.Literals(["\udfffx"]).partialStart("a\udbff\udfff", 0),
+      "-1,-1-1",
+    )],
+  ["a literal's prefix at a lone low surrogate", ({ runtime }) =>
+    equals(["a\udc00", "a\udc00\udc00"].map((text) => new runtime.Literals(["\udc00x"]).partialStart(text, 0)).join(), "1,2")],
+  ["no literal match inside a pair", ({ runtime }) =>
+    equals(
+      JSON.stringify([
+        new runtime.Literals(["\udc00x"]).find("\ud800\udc00x\udc00x", 0),
+        new runtime.Literals(["a\ud800"]).find("a\ud800\udc00a\ud800", 0),
+        new runtime.Literals(["\udc00x"]).find("\ud800\udc00x", 0),
+      ]),
+      "[[3,5],[3,5],null]",
+    )],
 ];

@@ -4,8 +4,8 @@
 //   node tests/js/mutation-report.mjs [REPORT.json ...] [--markdown]
 //
 // REPORT.json: Stryker's json reports (default reports/mutation/mutation.json);
-// several reports of runs scoped by file are merged, the later one winning for
-// a file. Explanations live in tests/js/mutation-equivalents.json, keyed by the
+// the reports of runs scoped by file or line range add up, a later run of
+// the same mutant winning (readReports). Explanations live in tests/js/mutation-equivalents.json, keyed by the
 // file, the mutated line's text (trimmed), the mutated text and its
 // replacement, so they survive line moves but not a change of the code.
 // A mutant that only changes an exception's message is equivalent by the
@@ -22,7 +22,7 @@ const KILLED = new Set(["Killed", "Timeout"]);
 const MESSAGE_ONLY = "message-only: the mutant changes only an exception's message; errors compare by class";
 
 /** The mutated text of a mutant (its location in the file's source). */
-function originalText(lines, location) {
+export function originalText(lines, location) {
   const { start, end } = location;
   if (start.line === end.line) return lines[start.line - 1].slice(start.column - 1, end.column - 1);
   const parts = [lines[start.line - 1].slice(start.column - 1)];
@@ -32,7 +32,7 @@ function originalText(lines, location) {
 }
 
 /** A string mutant inside the message argument of a thrown error. */
-function messageOnly(mutant, line) {
+export function messageOnly(mutant, line) {
   if (!["StringLiteral", "ArrayDeclaration"].includes(mutant.mutatorName) && mutant.mutatorName !== "TemplateLiteral") return false;
   return /\bnew (?:\w*Error_?|JSONDecodeError)\(/.test(line) && !/super\(/.test(line);
 }
@@ -41,10 +41,65 @@ export function explainedKey(file, line, original, replacement) {
   return JSON.stringify([file, line.trim(), original, replacement]);
 }
 
+function offsetOf(lines, line, column) {
+  let offset = 0;
+  for (let i = 0; i < line - 1; i++) offset += lines[i].length + 1;
+  return offset + column - 1;
+}
+
+function positionOf(source, offset) {
+  const before = source.slice(0, offset).split("\n");
+  return { line: before.length, column: before[before.length - 1].length + 1 };
+}
+
+/**
+ * Where a mutant of `oldSource` is in `source`: the line with the same text
+ * nearest to its old line, where the mutated text is found at the same place
+ * in the line; null when the code changed there.
+ */
+export function relocate(oldSource, source, mutant) {
+  if (oldSource === source) return mutant.location;
+  const old = oldSource.split("\n");
+  const { start, end } = mutant.location;
+  const original = oldSource.slice(offsetOf(old, start.line, start.column), offsetOf(old, end.line, end.column));
+  const text = old[start.line - 1];
+  const lines = source.split("\n");
+  let best = null;
+  lines.forEach((line, index) => {
+    if (line.trim() !== text.trim()) return;
+    const at = offsetOf(lines, index + 1, 1) + (start.column - 1) + (line.indexOf(line.trim()) - text.indexOf(text.trim()));
+    if (source.slice(at, at + original.length) !== original) return;
+    if (best === null || Math.abs(index + 1 - start.line) < Math.abs(best.line - start.line)) best = { line: index + 1, at };
+  });
+  return best === null ? null : { start: positionOf(source, best.at), end: positionOf(source, best.at + original.length) };
+}
+
+/**
+ * The mutants of several reports, merged per file on the latest report's
+ * source: runs scoped by line ranges add up, and a later run of the same
+ * mutant wins. Mutants of earlier reports are moved to where their line is
+ * now; one whose code changed is dropped.
+ */
 function readReports(paths) {
-  const files = {};
-  for (const path of paths) Object.assign(files, JSON.parse(readFileSync(path, "utf8")).files);
-  return files;
+  const runs = {};
+  for (const path of paths) {
+    for (const [file, report] of Object.entries(JSON.parse(readFileSync(path, "utf8")).files)) (runs[file] ??= []).push(report);
+  }
+  const out = {};
+  for (const [file, reports] of Object.entries(runs)) {
+    const source = reports[reports.length - 1].source;
+    const byPlace = new Map();
+    for (const report of reports) {
+      for (const mutant of report.mutants) {
+        const location = relocate(report.source, source, mutant);
+        if (location === null) continue;
+        const { start, end } = location;
+        byPlace.set(JSON.stringify([start.line, start.column, end.line, end.column, mutant.mutatorName, mutant.replacement]), { ...mutant, location });
+      }
+    }
+    out[file] = { source, mutants: [...byPlace.values()] };
+  }
+  return out;
 }
 
 function main(argv) {

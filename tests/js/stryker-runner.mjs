@@ -69,7 +69,12 @@ function filesUnder(dir, suffixes) {
  */
 function readVectors(root) {
   const dir = join(root, "tests", "vectors");
-  const names = readdirSync(dir).filter((name) => name.endsWith(".jsonl")).sort();
+  // RTC_STRYKER_VECTORS (comma-separated file name prefixes, e.g. "feat_,shape_edge"):
+  // only those vector files, for a scoped run whose survivors must stay cheap.
+  const only = (process.env.RTC_STRYKER_VECTORS ?? "").split(",").filter(Boolean);
+  const names = readdirSync(dir)
+    .filter((name) => name.endsWith(".jsonl") && (only.length === 0 || only.some((prefix) => name.startsWith(prefix))))
+    .sort();
   const texts = names.map((name) => readFileSync(join(dir, name)));
   const cache = join(tmpdir(), `rtc-stryker-vectors-${sha256(...names, ...texts).slice(0, 16)}.bin`);
   if (existsSync(cache)) return deserialize(readFileSync(cache));
