@@ -234,6 +234,7 @@ def main() -> int:
     args.add_argument("--keep", type=Path, help="build the module in this folder and keep it")
     args.add_argument("--only-test", action="store_true", help="run go test there, no mutation")
     args.add_argument("--workers", default="1")
+    args.add_argument("--files", help="comma-separated runtime files to mutate (e.g. value.go,regex.go); default: all")
     options = args.parse_args()
     folder = options.keep or Path(tempfile.mkdtemp(prefix="rtc-gremlins-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -243,11 +244,31 @@ def main() -> int:
     print(test.stdout[-3000:], test.stderr[-3000:])
     if test.returncode != 0 or options.only_test:
         return test.returncode
-    done = subprocess.run(
-        ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", "10", "--output", str(folder / "gremlins.json"), "."],
-        cwd=folder, env=env,
-    )
+    command = ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", "10"]
+    output = folder / "gremlins.json"
+    if options.files:
+        command += ["--diff", "HEAD"]
+        output = folder / f"gremlins-{options.files.replace(',', '+')}.json"
+        only_files(folder, options.files.split(","))
+    done = subprocess.run(command + ["--output", str(output), "."], cwd=folder, env=env)
     return done.returncode
+
+
+def only_files(folder: Path, names: list[str]) -> None:
+    """Scope gremlins to whole files: commit the module with those files blank, so
+    `--diff HEAD` sees every line of them as changed and no line elsewhere."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
+
+    shutil.rmtree(folder / ".git", ignore_errors=True)
+    saved = {name: (folder / name).read_text(encoding="utf-8") for name in names}
+    git("init", "-q")
+    for name in names:
+        (folder / name).write_text("", encoding="utf-8")
+    git("add", "-A")
+    git("-c", "user.name=gremlins", "-c", "user.email=gremlins@localhost", "commit", "-q", "-m", "blank")
+    for name, text in saved.items():
+        (folder / name).write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
