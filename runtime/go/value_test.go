@@ -128,6 +128,10 @@ func TestObjectKeepsKeyOrderAndMarshalsLikeJSONDumps(t *testing.T) {
 	if err := enc.Encode(nested); err != nil || out.String() != `{"k":[`+compact+`,"<a> & b`+"\u2028"+`",0.5]}`+"\n" {
 		t.Errorf("Encoder = %s %v", out.String(), err)
 	}
+	html := `{"k":[` + compact + `,"\u003ca\u003e \u0026 b\u2028",0.5]}` // json.Marshal escapes these
+	if got, err := json.Marshal(nested); err != nil || string(got) != html {
+		t.Errorf("json.Marshal nested = %s %v", got, err)
+	}
 	if got := rt.Dumps(nested); got != `{"k": [`+want+`, "<a> & b`+"\u2028"+`", 0.5]}` {
 		t.Errorf("Dumps nested = %s", got)
 	}

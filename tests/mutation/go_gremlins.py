@@ -280,6 +280,9 @@ def main() -> int:
     args.add_argument("--keep", type=Path, help="build the module in this folder and keep it")
     args.add_argument("--only-test", action="store_true", help="run go test there, no mutation")
     args.add_argument("--workers", default="1")
+    args.add_argument("--apply", action="append", default=[], metavar="FILE:LINE:COL:MUTATOR",
+                      help="apply one mutant gremlins listed (e.g. one it could not map coverage to) "
+                           "to the kept module, run go test, restore the file; repeatable")
     args.add_argument("--files", help="comma-separated runtime files to mutate, each whole or a line range "
                       "(value.go,regex.go:300-781); default: all")
     options = args.parse_args()
@@ -291,6 +294,10 @@ def main() -> int:
     print(test.stdout[-3000:], test.stderr[-3000:])
     if test.returncode != 0 or options.only_test:
         return test.returncode
+    if options.apply:
+        for mutant in options.apply:
+            print(mutant, "KILLED" if run_mutant(folder, mutant, env) else "LIVED", flush=True)
+        return 0
     command = ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", "10"]
     output = folder / "gremlins.json"
     if options.files:
@@ -299,6 +306,34 @@ def main() -> int:
         only_files(folder, options.files.split(","))
     done = subprocess.run(command + ["--output", str(output), "."], cwd=folder, env=env)
     return done.returncode
+
+
+REPLACEMENTS = {
+    "CONDITIONALS_NEGATION": {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"},
+    "CONDITIONALS_BOUNDARY": {"<": "<=", "<=": "<", ">": ">=", ">=": ">"},
+    "ARITHMETIC_BASE": {"+": "-", "-": "+", "*": "/", "/": "*", "%": "*"},
+    "INCREMENT_DECREMENT": {"++": "--", "--": "++"},
+    "INVERT_NEGATIVES": {"-": "+"},
+}
+
+
+def run_mutant(folder: Path, mutant: str, env: dict) -> bool:
+    """Apply gremlins' mutant FILE:LINE:COL:MUTATOR by hand; True when go test fails (killed)."""
+    file, line, col, mutator = mutant.split(":")
+    path = folder / file
+    original = path.read_text(encoding="utf-8")
+    lines = original.split("\n")
+    text, at = lines[int(line) - 1], int(col) - 1
+    table = REPLACEMENTS[mutator]
+    op = next(o for o in sorted(table, key=len, reverse=True) if text.startswith(o, at))
+    lines[int(line) - 1] = text[:at] + table[op] + text[at + len(op):]
+    try:
+        path.write_text("\n".join(lines), encoding="utf-8")
+        done = subprocess.run(["go", "test", "-count=1", "-failfast", "-timeout", "300s", "."], cwd=folder, env=env,
+                              capture_output=True, text=True)
+        return done.returncode != 0
+    finally:
+        path.write_text(original, encoding="utf-8")
 
 
 def only_files(folder: Path, names: list[str]) -> None:
