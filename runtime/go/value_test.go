@@ -56,7 +56,8 @@ func TestDumpsWritesPythonJSONText(t *testing.T) {
 		{"\x01\x0b\x0e\x10\x19\x1a", `"\u0001\u000b\u000e\u0010\u0019\u001a"`},
 		{" !#/09:@AZ[]^_`az{}~", `" !#/09:@AZ[]^_` + "`" + `az{}~"`},
 		// Go-only: a byte that is not UTF-8 is written as U+FFFD (Python's str cannot hold one).
-		{"a\xffb", `"a\ufffdb"`},
+		{"a\xffb", `"a\ufffdb"`}, {"a\x80b", `"a\ufffdb"`}, {"\xed\xa0", `"\ufffd\ufffd"`},
+		{"\xed\x9f\xbf", "\"\ud7ff\""}, {"\xee\x80\x80", "\"\ue000\""},
 		{struct{}{}, "null"},
 	} {
 		if got := rt.Dumps(row.value); got != row.want {

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -280,12 +281,17 @@ def main() -> int:
     args.add_argument("--keep", type=Path, help="build the module in this folder and keep it")
     args.add_argument("--only-test", action="store_true", help="run go test there, no mutation")
     args.add_argument("--workers", default="1")
+    args.add_argument("--report", nargs="+", type=Path, metavar="LOG",
+                      help="merge the output of runs (gremlins' lines and --apply's) into the score per file, "
+                           "with tests/mutation/go_equivalents.json left out; no run")
     args.add_argument("--apply", action="append", default=[], metavar="FILE:LINE:COL:MUTATOR",
                       help="apply one mutant gremlins listed (e.g. one it could not map coverage to) "
                            "to the kept module, run go test, restore the file; repeatable")
     args.add_argument("--files", help="comma-separated runtime files to mutate, each whole or a line range "
                       "(value.go,regex.go:300-781); default: all")
     options = args.parse_args()
+    if options.report:
+        return report(options.report)
     folder = options.keep or Path(tempfile.mkdtemp(prefix="rtc-gremlins-"))
     folder.mkdir(parents=True, exist_ok=True)
     build_module(folder)
@@ -306,6 +312,58 @@ def main() -> int:
         only_files(folder, options.files.split(","))
     done = subprocess.run(command + ["--output", str(output), "."], cwd=folder, env=env)
     return done.returncode
+
+
+EQUIVALENTS = Path(__file__).with_name("go_equivalents.json")
+LINE = re.compile(r"(KILLED|LIVED|TIMED OUT|NOT COVERED|NOT VIABLE) (\w+) at ([\w/]+\.go):(\d+):(\d+)")
+APPLIED = re.compile(r"^([\w/]+\.go):(\d+):(\d+):(\w+) (KILLED|LIVED)$")
+
+
+def report(logs: list[Path]) -> int:
+    """Killed / non-equivalent per runtime file over the runs' logs; a later
+    log's status for a mutant wins (a hand run of a not-covered mutant)."""
+    status: dict[tuple, str] = {}
+    for log in logs:
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            if found := LINE.search(line):
+                state, mutator, file, row, col = found.groups()
+            elif found := APPLIED.match(line.strip()):
+                file, row, col, mutator, state = found.groups()
+            else:
+                continue
+            if file.startswith(("gen/", "conformance/")):
+                continue  # generated packages and the test harness, not the runtime
+            status[(file, int(row), int(col), mutator)] = state
+    equivalent = json.loads(EQUIVALENTS.read_text(encoding="utf-8"))
+    files = sorted({key[0] for key in status})
+    rows, total = [], {"killed": 0, "scored": 0}
+    print("| file | killed | timed out | lived | not covered | equivalent | killed / non-equivalent |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for file in files:
+        counts = {"KILLED": 0, "TIMED OUT": 0, "LIVED": 0, "NOT COVERED": 0, "NOT VIABLE": 0, "equivalent": 0}
+        for key, state in status.items():
+            if key[0] != file:
+                continue
+            name = "{}:{}:{}:{}".format(*key)
+            if name in equivalent:
+                counts["equivalent"] += 1
+            else:
+                counts[state] += 1
+                if state in ("LIVED", "NOT COVERED"):
+                    rows.append(f"{name} {state}")
+        killed = counts["KILLED"] + counts["TIMED OUT"]
+        scored = killed + counts["LIVED"] + counts["NOT COVERED"]
+        total["killed"] += killed
+        total["scored"] += scored
+        print(f"| `{file}` | {counts['KILLED']} | {counts['TIMED OUT']} | {counts['LIVED']} | {counts['NOT COVERED']} "
+              f"| {counts['equivalent']} | {killed} / {scored} = {100 * killed / max(scored, 1):.1f}% |")
+    print(f"| all | | | | | | {total['killed']} / {total['scored']} = {100 * total['killed'] / max(total['scored'], 1):.1f}% |")
+    for row in rows:
+        print("not killed:", row)
+    seen = {"{}:{}:{}:{}".format(*key) for key in status}
+    for name in sorted(set(equivalent) - seen):
+        print("equivalent entry not in these runs:", name)
+    return 0
 
 
 REPLACEMENTS = {
