@@ -281,6 +281,7 @@ def main() -> int:
     args.add_argument("--keep", type=Path, help="build the module in this folder and keep it")
     args.add_argument("--only-test", action="store_true", help="run go test there, no mutation")
     args.add_argument("--workers", default="1")
+    args.add_argument("--dry-run", action="store_true", help="list the mutants and their coverage, run none")
     args.add_argument("--report", nargs="+", type=Path, metavar="LOG",
                       help="merge the output of runs (gremlins' lines and --apply's) into the score per file, "
                            "with tests/mutation/go_equivalents.json left out; no run")
@@ -305,6 +306,8 @@ def main() -> int:
             print(mutant, "KILLED" if run_mutant(folder, mutant, env) else "LIVED", flush=True)
         return 0
     command = ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", "10"]
+    if options.dry_run:
+        command.append("--dry-run")
     output = folder / "gremlins.json"
     if options.files:
         command += ["--diff", "HEAD"]
