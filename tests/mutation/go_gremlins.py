@@ -16,6 +16,7 @@ Needs gremlins on PATH: `go install github.com/go-gremlins/gremlins/cmd/gremlins
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import re
@@ -311,7 +312,7 @@ def main() -> int:
     output = folder / "gremlins.json"
     if options.files:
         command += ["--diff", "HEAD"]
-        output = folder / f"gremlins-{options.files.replace(',', '+').replace(':', '_')}.json"
+        output = folder / f"gremlins-{hashlib.sha1(options.files.encode()).hexdigest()[:10]}.json"  # names can be long
         only_files(folder, options.files.split(","))
     done = subprocess.run(command + ["--output", str(output), "."], cwd=folder, env=env)
     return done.returncode
