@@ -304,7 +304,7 @@ def main() -> int:
         return test.returncode
     if options.apply:
         for mutant in options.apply:
-            print(mutant, "KILLED" if run_mutant(folder, mutant, env) else "LIVED", flush=True)
+            print(mutant, run_mutant(folder, mutant, env), flush=True)
         return 0
     command = ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", "10"]
     if options.dry_run:
@@ -320,7 +320,7 @@ def main() -> int:
 
 EQUIVALENTS = Path(__file__).with_name("go_equivalents.json")
 LINE = re.compile(r"(KILLED|LIVED|TIMED OUT|NOT COVERED|NOT VIABLE) (\w+) at ([\w/]+\.go):(\d+):(\d+)")
-APPLIED = re.compile(r"^([\w/]+\.go):(\d+):(\d+):(\w+) (KILLED|LIVED)$")
+APPLIED = re.compile(r"^([\w/]+\.go):(\d+):(\d+):(\w+) (KILLED|LIVED|NOT VIABLE)$")
 
 
 def report(logs: list[Path]) -> int:
@@ -379,8 +379,8 @@ REPLACEMENTS = {
 }
 
 
-def run_mutant(folder: Path, mutant: str, env: dict) -> bool:
-    """Apply gremlins' mutant FILE:LINE:COL:MUTATOR by hand; True when go test fails (killed)."""
+def run_mutant(folder: Path, mutant: str, env: dict) -> str:
+    """Apply gremlins' mutant FILE:LINE:COL:MUTATOR by hand and run go test: KILLED, LIVED or NOT VIABLE."""
     file, line, col, mutator = mutant.split(":")
     path = folder / file
     original = path.read_text(encoding="utf-8")
@@ -393,7 +393,9 @@ def run_mutant(folder: Path, mutant: str, env: dict) -> bool:
         path.write_text("\n".join(lines), encoding="utf-8")
         done = subprocess.run(["go", "test", "-count=1", "-failfast", "-timeout", "300s", "."], cwd=folder, env=env,
                               capture_output=True, text=True)
-        return done.returncode != 0
+        if "[build failed]" in done.stdout + done.stderr or "[setup failed]" in done.stdout + done.stderr:
+            return "NOT VIABLE"
+        return "KILLED" if done.returncode != 0 else "LIVED"
     finally:
         path.write_text(original, encoding="utf-8")
 
