@@ -282,6 +282,7 @@ def main() -> int:
     args.add_argument("--keep", type=Path, help="build the module in this folder and keep it")
     args.add_argument("--only-test", action="store_true", help="run go test there, no mutation")
     args.add_argument("--workers", default="1")
+    args.add_argument("--timeout-coefficient", default="10", help="gremlins' timeout: this times the coverage run")
     args.add_argument("--dry-run", action="store_true", help="list the mutants and their coverage, run none")
     args.add_argument("--report", nargs="+", type=Path, metavar="LOG",
                       help="merge the output of runs (gremlins' lines and --apply's) into the score per file, "
@@ -306,7 +307,7 @@ def main() -> int:
         for mutant in options.apply:
             print(mutant, run_mutant(folder, mutant, env), flush=True)
         return 0
-    command = ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", "10"]
+    command = ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", options.timeout_coefficient]
     if options.dry_run:
         command.append("--dry-run")
     output = folder / "gremlins.json"
