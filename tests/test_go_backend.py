@@ -174,6 +174,17 @@ import (
 	rt "%s"
 )
 
+var (
+	prog    = (&rt.Program{Defaults: "{}", StartAnchor: &rt.Delimiter{}}).Init()
+	keys, _ = rt.Loads(`{"unquoted_keys": true}`)
+)
+
+func map1(key string) *rt.Object {
+	o := rt.NewObject()
+	o.Set(key, int64(1))
+	return o
+}
+
 func main() {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<26)
@@ -220,6 +231,41 @@ func main() {
 				}
 			}
 			out = b.String()
+		case "word":
+			// \b after and before one code point, \B, and unquoted_keys'
+			// (?<=[{,])(\w+): on "{c:1}": the uses of the runtime's \w table.
+			anyChar := &rt.Node{Op: rt.OpSet, Set: []rune{0, 0x10FFFF}}
+			probes := []func(string) bool{
+				func(s string) bool { return (&rt.Regex{Root: &rt.Node{Op: rt.OpAssert, Kind: 'b'}, Names: []string{""}}).Search(s, 0, false) != nil },
+				func(s string) bool {
+					re := &rt.Regex{Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{anyChar, {Op: rt.OpAssert, Kind: 'b'}}}, Names: []string{""}}
+					return re.Search(s, 0, false) != nil
+				},
+				func(s string) bool { return (&rt.Regex{Root: &rt.Node{Op: rt.OpAssert, Kind: 'B'}, Names: []string{""}}).Search(s, 0, false) != nil },
+				func(s string) bool {
+					v, err := prog.ParseContent("{"+s+":1}", "json", keys.(*rt.Object))
+					return err == nil && rt.Dumps(v) == rt.Dumps(map1(s))
+				},
+			}
+			runs := []any{}
+			for _, probe := range probes {
+				var b strings.Builder
+				start := rune(-1)
+				for c := rune(0); c <= 0x110000; c++ {
+					if c >= 0xD800 && c <= 0xDFFF {
+						continue
+					}
+					in := c <= 0x10FFFF && probe(string(c))
+					if in && start < 0 {
+						start = c
+					} else if !in && start >= 0 {
+						fmt.Fprintf(&b, "%%d-%%d,", start, c-1)
+						start = -1
+					}
+				}
+				runs = append(runs, b.String())
+			}
+			out = runs
 		}
 		if err != nil {
 			fmt.Println(rt.Dumps([]any{"error", rt.PythonType(err)}))
@@ -263,7 +309,7 @@ def python_result(op: str, arg: str):
 JSON_TEXTS = [
     '{"a": 1, "b": [1.5, -0.0, 1e400, -1e400, 1E2, 0.1, 1e16, 1e-05, 123456789012345678901234567890]}',
     '{"a": 1, "a": 2, "b": 3}', "NaN", "-Infinity", "Infinity", "[NaN, Infinity]", ' \t\n 42 \r\n', "01", "1.", "-",
-    '"\\ud83d\\ude00 and \\ud83d alone and \\ude00"', '"tab\there"', '"\\u00e9\\/\\b\\f\\n\\r\\t"', "[1,]", '{"a":1,}',
+    '"\\ud83d\\ude00 and \\ud83d alone and \\ude00"', '"tab\there"', '"\\u00e9\\/\\b\\f\\n\\r\\t"', '"\\u00E9\\u00c9\\uABCD\\uD83D\\uDE00"', '"\\u00G0"', "[1,]", '{"a":1,}',
     "{'a': 1}", "tru", "true false", "", "   ", "[]", "{}", '{"": null}', "-0", "-0.0", "1e5", "1E-7", "2.5e+3",
     "[1, [2, [3, {\"x\": [true, false, null]}]]]", '"\\x"', '"unterminated', "1 2", "\ufeff1", "9007199254740993",
     "-12345678901234567890", "0.30000000000000004", "5e-324", "1.7976931348623157e308", '"日本語 🙂"',
@@ -352,6 +398,32 @@ def test_character_classes_per_code_point_equal_the_regex_module(probe):
         compiled = regex.compile(f"(?:{to_source(node)})+", flags)
         expected = "".join(f"{ord(m.group()[0])}-{ord(m.group()[-1])}," for m in compiled.finditer(everything))
         assert members == expected, f"class {to_source(node)!r} of {pattern!r}"
+
+
+def test_word_table_uses_per_code_point_equal_the_regex_module(probe):
+    """The runtime's \\w table (wordset.go) where Go reads it: \\b after and
+    before each code point, \\B, and unquoted_keys' (?<=[{,])(\\w+): on
+    "{c:1}", each equal to the `regex` module on every code point (surrogates aside)."""
+    [(status, runs)] = probe([["word", ""]])
+    assert status == "ok"
+    after, before, inside = regex.compile(r"\b"), regex.compile(r"(?s).\b"), regex.compile(r"\B")
+    bare_key = regex.compile(r"(?<=[{,])(\w+):")
+    tests = [
+        lambda ch: after.match(ch) is not None,
+        lambda ch: before.fullmatch(ch) is not None,
+        lambda ch: inside.search(ch) is not None,
+        lambda ch: bare_key.sub(r'"\1":', "{" + ch + ":1}") != "{" + ch + ":1}",
+    ]
+    for name, test, got in zip(("\\b after", "\\b before", "\\B", "unquoted_keys"), tests, runs):
+        expected, start = [], None
+        for c in [*range(0xD800), *range(0xE000, 0x110001)]:
+            member = c < 0x110000 and test(chr(c))
+            if member and start is None:
+                start = c
+            elif not member and start is not None:
+                expected.append(f"{start}-{c - 1},")
+                start = None
+        assert got == "".join(expected), name
 
 
 def test_xml_inline_finditer_with_empty_matches_matches_reference(tmp_path):

@@ -16,8 +16,10 @@ Needs gremlins on PATH: `go install github.com/go-gremlins/gremlins/cmd/gremlins
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -90,6 +92,8 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	rt "%(module)s"
@@ -101,10 +105,6 @@ var parsers = map[string]conformance.NewFunc{
 
 var programs = map[string]*rt.Program{
 %(programs)s}
-
-func TestVectors(t *testing.T) {
-	conformance.RunVectors(t, parsers, "%(vectors)s", "%(failures)s")
-}
 
 func TestSearchTable(t *testing.T) {
 	data, _ := os.ReadFile("search.json")
@@ -194,6 +194,54 @@ func TestSemanticsTable(t *testing.T) {
 		}
 	}
 }
+
+// TestVectors is conformance.RunVectors stopping at the first difference
+// (one failing case kills a mutant; the rest would only cost time). It runs
+// after the tables, which are cheaper.
+func TestVectors(t *testing.T) {
+	known := map[string]bool{}
+	if data, err := os.ReadFile("%(failures)s"); err == nil {
+		for _, line := range strings.Split(string(data), "\\n") {
+			line, _, _ = strings.Cut(line, "#")
+			if line = strings.TrimSpace(line); line != "" {
+				known[line] = true
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("%(vectors)s", "*.jsonl"))
+	ran := 0
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			value, err := rt.Loads(line)
+			if err != nil {
+				t.Fatalf("%%s: %%v", path, err)
+			}
+			c := value.(*rt.Object)
+			name, _ := c.Get("template")
+			newParser := parsers[name.(string)]
+			if newParser == nil {
+				continue
+			}
+			ran++
+			id, _ := c.Get("id")
+			want := rt.Dumps(conformance.Expected(c))
+			got := rt.Dumps(conformance.RunCase(newParser, c))
+			if (got == want) == known[id.(string)] {
+				t.Fatalf("%%s: want %%s\\n got %%s", id, want, got)
+			}
+		}
+	}
+	if ran == 0 {
+		t.Fatal("no vector case matched a parser")
+	}
+}
 '''
 
 
@@ -234,7 +282,19 @@ def main() -> int:
     args.add_argument("--keep", type=Path, help="build the module in this folder and keep it")
     args.add_argument("--only-test", action="store_true", help="run go test there, no mutation")
     args.add_argument("--workers", default="1")
+    args.add_argument("--timeout-coefficient", default="10", help="gremlins' timeout: this times the coverage run")
+    args.add_argument("--dry-run", action="store_true", help="list the mutants and their coverage, run none")
+    args.add_argument("--report", nargs="+", type=Path, metavar="LOG",
+                      help="merge the output of runs (gremlins' lines and --apply's) into the score per file, "
+                           "with tests/mutation/go_equivalents.json left out; no run")
+    args.add_argument("--apply", action="append", default=[], metavar="FILE:LINE:COL:MUTATOR",
+                      help="apply one mutant gremlins listed (e.g. one it could not map coverage to) "
+                           "to the kept module, run go test, restore the file; repeatable")
+    args.add_argument("--files", help="comma-separated runtime files to mutate, each whole or a line range "
+                      "(value.go,regex.go:300-781); default: all")
     options = args.parse_args()
+    if options.report:
+        return report(options.report)
     folder = options.keep or Path(tempfile.mkdtemp(prefix="rtc-gremlins-"))
     folder.mkdir(parents=True, exist_ok=True)
     build_module(folder)
@@ -243,12 +303,127 @@ def main() -> int:
     print(test.stdout[-3000:], test.stderr[-3000:])
     if test.returncode != 0 or options.only_test:
         return test.returncode
-    done = subprocess.run(
-        ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", "10", "--output", str(folder / "gremlins.json"), "."],
-        cwd=folder, env=env,
-    )
+    if options.apply:
+        for mutant in options.apply:
+            print(mutant, run_mutant(folder, mutant, env), flush=True)
+        return 0
+    command = ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", options.timeout_coefficient]
+    if options.dry_run:
+        command.append("--dry-run")
+    output = folder / "gremlins.json"
+    if options.files:
+        command += ["--diff", "HEAD"]
+        output = folder / f"gremlins-{hashlib.sha1(options.files.encode()).hexdigest()[:10]}.json"  # names can be long
+        only_files(folder, options.files.split(","))
+    done = subprocess.run(command + ["--output", str(output), "."], cwd=folder, env=env)
     return done.returncode
 
+
+EQUIVALENTS = Path(__file__).with_name("go_equivalents.json")
+LINE = re.compile(r"(KILLED|LIVED|TIMED OUT|NOT COVERED|NOT VIABLE) (\w+) at ([\w/]+\.go):(\d+):(\d+)")
+APPLIED = re.compile(r"^([\w/]+\.go):(\d+):(\d+):(\w+) (KILLED|LIVED|NOT VIABLE)$")
+
+
+def report(logs: list[Path]) -> int:
+    """Killed / non-equivalent per runtime file over the runs' logs; a later
+    log's status for a mutant wins (a hand run of a not-covered mutant)."""
+    status: dict[tuple, str] = {}
+    for log in logs:
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            if found := LINE.search(line):
+                state, mutator, file, row, col = found.groups()
+            elif found := APPLIED.match(line.strip()):
+                file, row, col, mutator, state = found.groups()
+            else:
+                continue
+            if file.startswith(("gen/", "conformance/")):
+                continue  # generated packages and the test harness, not the runtime
+            status[(file, int(row), int(col), mutator)] = state
+    equivalent = json.loads(EQUIVALENTS.read_text(encoding="utf-8"))
+    files = sorted({key[0] for key in status})
+    rows, total = [], {"killed": 0, "scored": 0}
+    print("| file | killed | timed out | lived | not covered | equivalent | killed / non-equivalent |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for file in files:
+        counts = {"KILLED": 0, "TIMED OUT": 0, "LIVED": 0, "NOT COVERED": 0, "NOT VIABLE": 0, "equivalent": 0}
+        for key, state in status.items():
+            if key[0] != file:
+                continue
+            name = "{}:{}:{}:{}".format(*key)
+            if name in equivalent:
+                counts["equivalent"] += 1
+            else:
+                counts[state] += 1
+                if state in ("LIVED", "NOT COVERED"):
+                    rows.append(f"{name} {state}")
+        killed = counts["KILLED"] + counts["TIMED OUT"]
+        scored = killed + counts["LIVED"] + counts["NOT COVERED"]
+        total["killed"] += killed
+        total["scored"] += scored
+        print(f"| `{file}` | {counts['KILLED']} | {counts['TIMED OUT']} | {counts['LIVED']} | {counts['NOT COVERED']} "
+              f"| {counts['equivalent']} | {killed} / {scored} = {100 * killed / max(scored, 1):.1f}% |")
+    print(f"| all | | | | | | {total['killed']} / {total['scored']} = {100 * total['killed'] / max(total['scored'], 1):.1f}% |")
+    for row in rows:
+        print("not killed:", row)
+    seen = {"{}:{}:{}:{}".format(*key) for key in status}
+    for name in sorted(set(equivalent) - seen):
+        print("equivalent entry not in these runs:", name)
+    return 0
+
+
+REPLACEMENTS = {
+    "CONDITIONALS_NEGATION": {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"},
+    "CONDITIONALS_BOUNDARY": {"<": "<=", "<=": "<", ">": ">=", ">=": ">"},
+    "ARITHMETIC_BASE": {"+": "-", "-": "+", "*": "/", "/": "*", "%": "*"},
+    "INCREMENT_DECREMENT": {"++": "--", "--": "++"},
+    "INVERT_NEGATIVES": {"-": "+"},
+}
+
+
+def run_mutant(folder: Path, mutant: str, env: dict) -> str:
+    """Apply gremlins' mutant FILE:LINE:COL:MUTATOR by hand and run go test: KILLED, LIVED or NOT VIABLE."""
+    file, line, col, mutator = mutant.split(":")
+    path = folder / file
+    original = path.read_text(encoding="utf-8")
+    lines = original.split("\n")
+    text, at = lines[int(line) - 1], int(col) - 1
+    table = REPLACEMENTS[mutator]
+    op = next(o for o in sorted(table, key=len, reverse=True) if text.startswith(o, at))
+    lines[int(line) - 1] = text[:at] + table[op] + text[at + len(op):]
+    try:
+        path.write_text("\n".join(lines), encoding="utf-8")
+        done = subprocess.run(["go", "test", "-count=1", "-failfast", "-timeout", "300s", "."], cwd=folder, env=env,
+                              capture_output=True, text=True)
+        if "[build failed]" in done.stdout + done.stderr or "[setup failed]" in done.stdout + done.stderr:
+            return "NOT VIABLE"
+        return "KILLED" if done.returncode != 0 else "LIVED"
+    finally:
+        path.write_text(original, encoding="utf-8")
+
+
+def only_files(folder: Path, names: list[str]) -> None:
+    """Scope gremlins to whole files or line ranges: commit the module with
+    those lines blank, so `--diff HEAD` sees them as changed and no line
+    elsewhere."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
+
+    shutil.rmtree(folder / ".git", ignore_errors=True)
+    ranges: dict[str, list[tuple[int, int]]] = {}
+    for name in names:
+        file, _, lines = name.partition(":")
+        first, _, last = lines.partition("-")
+        ranges.setdefault(file, []).append((int(first or 1), int(last or 10**9)))
+    saved = {file: (folder / file).read_text(encoding="utf-8") for file in ranges}
+    git("init", "-q")
+    for file, spans in ranges.items():
+        lines = saved[file].split("\n")
+        blank = [("" if any(a <= n <= b for a, b in spans) else line) for n, line in enumerate(lines, 1)]
+        (folder / file).write_text("\n".join(blank), encoding="utf-8")
+    git("add", "-A")
+    git("-c", "user.name=gremlins", "-c", "user.email=gremlins@localhost", "commit", "-q", "-m", "blank")
+    for file, text in saved.items():
+        (folder / file).write_text(text, encoding="utf-8")
 
 if __name__ == "__main__":
     raise SystemExit(main())
