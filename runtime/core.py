@@ -1269,7 +1269,7 @@ class StreamParser:
             if text in hot.plain:
                 self._body.append(text)
                 return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
-            return self._feed_new_token(hot, text, "")
+            return self._feed_new_token(hot, text, ())
         hot = self._lead_hot
         if hot is not None:
             # A run of the state's hold lead is held (the pieces): a plain
@@ -1281,12 +1281,14 @@ class StreamParser:
                 self._hot = hot
                 self._body.append(text)
                 return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
-            return self._feed_new_token(hot, text, "".join(self._pieces))
+            return self._feed_new_token(hot, text, self._pieces)
         return self._feed_general(text)
 
     def _feed_new_token(self, hot, text, held):
         """The common path for a token not known plain: classify it (and
-        remember it when plain), or hand it to the general step."""
+        remember it when plain), or hand it to the general step. `held` is
+        the held lead run's pieces, joined only when they are routed: a run
+        that keeps growing (8,000 newline tokens) is never copied."""
         start = hot.lead_end.get(text)
         if start is not None:
             return self._hold_run(hot, text, held, start)
@@ -1304,7 +1306,7 @@ class StreamParser:
             return self._feed_lead_end(hot, text, held)
         hot.learn(text)
         if held:
-            text = held + text
+            text = "".join(held) + text
             self._pieces = []
             self._lead_hot = None
             self._hot = hot
@@ -1336,7 +1338,7 @@ class StreamParser:
         if not start:
             self._pieces.append(text)  # the pending match stays where it is
             return []
-        routed = held + text[:start] if held else text[:start]
+        routed = "".join(held) + text[:start] if held else text[:start]
         self._pieces = [text[start:]]
         self._body.append(routed)
         return [{"type": "region_chunk", "field": self._name, "text": routed, "dirty": self._dirty}]
