@@ -80,7 +80,7 @@ export function relocate(oldSource, source, mutant) {
  * mutant wins. Mutants of earlier reports are moved to where their line is
  * now; one whose code changed is dropped.
  */
-function readReports(paths) {
+export function readReports(paths) {
   const runs = {};
   for (const path of paths) {
     for (const [file, report] of Object.entries(JSON.parse(readFileSync(path, "utf8")).files)) (runs[file] ??= []).push(report);
