@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { runCase } from "../../compiler/conformance_js.mjs";
 import { loads } from "../../runtime/js/pyjson.mjs"; // the unmutated reader, for the expected values
 import { CHECKS } from "./checks.mjs";
+import { regexCaseProblems } from "./regex-cases.mjs";
 import { OBSERVED, knownFailures, listedReason, runValueCase, same } from "./compare.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -45,6 +46,8 @@ try {
     }
     if (problem !== null) fail(`checks/${name}: ${problem}`);
   }
+  const regexProblems = regexCaseProblems(runtime.Regex, { first: true });
+  if (regexProblems.length) fail(`regex: ${JSON.stringify(regexProblems[0])}`);
   const { CASES } = withValues ? await import(pathToFileURL(join(ROOT, "tests", "js", "fixtures", "values.mjs")).href) : { CASES: [] };
   CASES.forEach((valueCase, index) => {
     let ok;
@@ -57,7 +60,7 @@ try {
   });
   const failures = knownFailures();
   const dir = join(ROOT, "tests", "vectors");
-  const wanted = names.includes("all") ? readdirSync(dir).filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -6)) : names;
+  const wanted = names.includes("all") ? readdirSync(dir).filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -6)) : names.filter(Boolean);
   for (const name of wanted) {
     for (const line of readFileSync(join(dir, `${name}.jsonl`), "utf8").split("\n")) {
       if (!line.trim()) continue;

@@ -1,7 +1,7 @@
 // Score of a Stryker run of the JavaScript runtime, with every mutant not
 // killed either explained or listed (docs/mutation.md, JavaScript runtime).
 //
-//   node tests/js/mutation-report.mjs [REPORT.json ...] [--markdown]
+//   node tests/js/mutation-report.mjs [REPORT.json ...] [--markdown] [--open OUT.json]
 //
 // REPORT.json: Stryker's json reports (default reports/mutation/mutation.json);
 // the reports of runs scoped by file or line range add up, a later run of
@@ -11,8 +11,10 @@
 // A mutant that only changes an exception's message is equivalent by the
 // contract (errors compare by class) and recognised without a listing.
 // Exit status 1 when a mutant is neither killed nor explained.
+// --open OUT.json: also write the merged reports' mutants not killed, as one
+// report of today's source, for mutation-recheck.mjs.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -80,7 +82,7 @@ export function relocate(oldSource, source, mutant) {
  * mutant wins. Mutants of earlier reports are moved to where their line is
  * now; one whose code changed is dropped.
  */
-function readReports(paths) {
+export function readReports(paths) {
   const runs = {};
   for (const path of paths) {
     for (const [file, report] of Object.entries(JSON.parse(readFileSync(path, "utf8")).files)) (runs[file] ??= []).push(report);
@@ -104,8 +106,16 @@ function readReports(paths) {
 
 function main(argv) {
   const markdown = argv.includes("--markdown");
-  const paths = argv.filter((arg) => !arg.startsWith("--"));
+  const openOut = argv.includes("--open") ? argv[argv.indexOf("--open") + 1] : null;
+  const paths = argv.filter((arg, i) => !arg.startsWith("--") && !(openOut !== null && i === argv.indexOf("--open") + 1));
   const files = readReports(paths.length ? paths : [join(ROOT, "reports", "mutation", "mutation.json")]);
+  if (openOut !== null) {
+    const open = { schemaVersion: "1", thresholds: { high: 80, low: 60 }, files: {} };
+    for (const [file, { source, mutants }] of Object.entries(files)) {
+      open.files[file] = { language: "javascript", source, mutants: mutants.filter((m) => !KILLED.has(m.status) && m.status !== "Ignored") };
+    }
+    writeFileSync(openOut, JSON.stringify(open));
+  }
   const listed = existsSync(EQUIVALENTS) ? JSON.parse(readFileSync(EQUIVALENTS, "utf8")) : [];
   const reasons = new Map(listed.map((entry) => [explainedKey(entry.file, entry.line, entry.original, entry.replacement), entry.reason]));
   const used = new Set();

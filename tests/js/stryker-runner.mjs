@@ -37,6 +37,7 @@ import { DryRunStatus, MutantRunStatus, TestStatus } from "@stryker-mutator/api/
 import { runCase } from "../../compiler/conformance_js.mjs";
 import { loads } from "../../runtime/js/pyjson.mjs";
 import { CHECKS } from "./checks.mjs";
+import { REGEX_CASES, regexCaseProblems } from "./regex-cases.mjs";
 import { OBSERVED, knownFailures, listedReason, runValueCase, same } from "./compare.mjs";
 
 const NAMESPACE = "__stryker__";
@@ -160,6 +161,16 @@ export async function resolve(specifier, context, next) {
     });
     const qwen3 = await import(pathToFileURL(join(this.root, "generated", "js", "qwen3.mjs")).href);
     for (const [name, check] of CHECKS) tests.push({ id: `checks/${name}`, run: () => check({ runtime, module: qwen3 }) });
+    // the matcher on small patterns against the regex module (regex-cases.mjs)
+    REGEX_CASES.forEach((regexCase, index) => {
+      tests.push({
+        id: `regex/${index}`,
+        run: () => {
+          const problems = regexCaseProblems(runtime.Regex, { first: true, cases: [regexCase] });
+          return problems.length ? `regex case ${JSON.stringify(problems[0])}` : null;
+        },
+      });
+    });
     const failures = knownFailures();
     const modules = new Map();
     // Cheap cases first: a mutant is usually killed by the first case that
