@@ -391,7 +391,13 @@ export class Regex {
       if (p < n ? !this._entryOk(s, p) : this.entry !== null) continue;
       const caps = this._attempt(s, p, partial);
       if (caps !== null) return new Match(this, s, caps, false);
-      if (ctx.hit && firstHit < 0) firstHit = p;
+      if (ctx.hit && firstHit < 0) {
+        firstHit = p;
+        // With trigger strings, _searchTriggers has shown there is no
+        // complete match: the first partial is the answer (a held run of
+        // 8,000 newlines was swept from every start, at every token).
+        if (this.hint !== null) break;
+      }
     }
     if (firstHit >= 0) {
       const caps = new Array(2 * (this.groupCount + 1)).fill(-1);
