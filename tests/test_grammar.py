@@ -89,7 +89,6 @@ KNOWN_GAPS = {
     'test_generated_strings_parse_into_valid_calls[kimi_k2]',
     'test_generated_strings_parse_into_valid_calls[gpt_oss]',
     'test_generated_strings_parse_into_valid_calls[kimi_k25]',
-    'test_generated_strings_parse_into_valid_calls[minimax_m1]',
     'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-lark]',
 }
 
