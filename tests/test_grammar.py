@@ -86,9 +86,7 @@ STRICTER.update({
 # Known gaps, each an expected failure that turns into a test failure once
 # fixed (strict); docs/grammar.md, "Known gaps", says why.
 KNOWN_GAPS = {
-    'test_generated_strings_parse_into_valid_calls[kimi_k2]',
     'test_generated_strings_parse_into_valid_calls[gpt_oss]',
-    'test_generated_strings_parse_into_valid_calls[kimi_k25]',
     'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-lark]',
 }
 

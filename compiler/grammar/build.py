@@ -977,6 +977,11 @@ class Builder:
                 for delim, groups, then, after_w, at_end, _ in entries:
                     exits += self.exits(delim, then, groups, at_end=at_end, follow=after_w)
                 return m.Until(self.exclude_all, tuple(_merge_exits(exits)), may_end)
+            if not may_end:
+                # Calls last: where the output may not end yet, a call is what
+                # leads to an end (the option that ends a loop comes last).
+                calls = [e for e in entries if e[0] is self.tool_field.open and e[1] is not None]
+                entries = [e for e in entries if not any(e is c for c in calls)] + calls
             whole = [m.seq(WS, node) for node in self.grouped([(v, then) for _, _, then, _, _, variants in entries for v in variants])]
             if may_end:
                 whole.append(self.null_end())
@@ -1022,7 +1027,15 @@ class Builder:
                 for follow, variant, then in direct:
                     if follow is None:
                         if end is not None and valid(None):
-                            at_eos.append((text, end if self.implicit is not None else m.seq(end, variant)))
+                            if self.implicit is not None:
+                                at_eos.append((text, end))
+                                continue
+                            # The turn's end literals after the close (`<|end|>`)
+                            # only where the close still matches before them
+                            # (gpt_oss: `<|call|>` then only whitespace).
+                            tails = [v for v in (variant.items if isinstance(variant, m.Alt) else (variant,)) if valid(self.shortest(v) or None)]
+                            if tails:
+                                at_eos.append((text, m.seq(end, m.alt(*tails))))
                     elif mid is not None and valid(follow):
                         variant = self.open_not_closing(variant, then, witness + text)
                         if variant is not None:
