@@ -134,6 +134,11 @@ class LarkPrinter:
             # follows past the point where they part.
             parts, run = [], []
             for item in node.items + (None,):
+                if isinstance(item, m.Ref) and run and _lexable(self.grammar.rules.get(item.name, m.Ref(""))):
+                    # A named regular rule after a lexeme joins it (`"<|call|>"`
+                    # then the next call's open): the lexeme alone would be a
+                    # prefix of the lexemes of the other ways on.
+                    item = self.grammar.rules[item.name]
                 if item is not None and _lexable(item):
                     run.append(item)
                     continue
