@@ -62,12 +62,11 @@ def _lexable(node: m.Node) -> bool:
     return True
 
 
-def _closed_later(items: tuple, item: m.Node) -> bool:
-    """After `item` (the first occurrence), lexable items lead to a required
-    literal: a lexeme holding `item` then ends on that literal, not on
+def _closed_later(later_items: tuple) -> bool:
+    """The items after one lead, through lexable items, to a required
+    literal: a lexeme holding that item then ends on the literal, not on
     optional structure."""
-    index = next(i for i, x in enumerate(items) if x is item)
-    for later in items[index + 1 :]:
+    for later in later_items:
         if isinstance(later, m.Lit) and later.text:
             return True
         if not _lexable(later):
@@ -133,7 +132,7 @@ class LarkPrinter:
             # the same place (`<|tool_call_begin|>`), which greedy lexing
             # follows past the point where they part.
             parts, run = [], []
-            for item in node.items + (None,):
+            for index, item in enumerate(node.items + (None,)):
                 if isinstance(item, m.Ref) and run and _lexable(self.grammar.rules.get(item.name, m.Ref(""))):
                     # A named regular rule after a lexeme joins it (`"<|call|>"`
                     # then the next call's open): the lexeme alone would be a
@@ -142,7 +141,7 @@ class LarkPrinter:
                 if item is not None and _lexable(item):
                     run.append(item)
                     continue
-                if item is not None and _regular(item) and _closed_later(node.items, item):
+                if item is not None and _regular(item) and _closed_later(node.items[index + 1 :]):
                     run.append(item)
                     continue
                 if run:
