@@ -85,13 +85,7 @@ STRICTER.update({
 
 # Known gaps, each an expected failure that turns into a test failure once
 # fixed (strict); docs/grammar.md, "Known gaps", says why.
-KNOWN_GAPS = {
-    'test_generated_strings_parse_into_valid_calls[kimi_k2]',
-    'test_generated_strings_parse_into_valid_calls[gpt_oss]',
-    'test_generated_strings_parse_into_valid_calls[kimi_k25]',
-    'test_generated_strings_parse_into_valid_calls[minimax_m1]',
-    'test_samples_are_accepted[gpt_oss-parallel_calls_with_newlines-lark]',
-}
+KNOWN_GAPS: set[str] = set()
 
 
 @pytest.fixture(autouse=True)

@@ -133,6 +133,18 @@ def _pick(chars: CharSet) -> str:
     return chr(chars.ranges[0][0])
 
 
+def _nonempty(node: m.Node) -> m.Node | None:
+    """The node without its empty string, where that is a leading optional
+    run made required (`ws*` -> `ws+`); None otherwise."""
+    if isinstance(node, m.Rep) and node.min == 0 and node.max is None:
+        return m.Rep(node.body, 1, None)
+    if isinstance(node, m.Seq) and node.items:
+        first = _nonempty(node.items[0])
+        if first is not None and all(isinstance(i, m.Rep) and i.min == 0 for i in node.items[1:]):
+            return m.seq(first, *node.items[1:])
+    return None
+
+
 def _grown(node: m.Node) -> str:
     """A witness of a regular node whose unbounded runs that must be present
     are two long (optional ones absent): shows a run that could merge with
@@ -159,6 +171,7 @@ class Builder:
         self.options = options
         self.fmt = fmt
         self.g = m.Grammar()
+        self.call_bodies: dict[m.Ref, str] = {}  # call_rest rule -> witness of its body
         self._shortest: dict[str, str] = {}
 
     # -- witnesses -----------------------------------------------------------
@@ -905,7 +918,32 @@ class Builder:
     def call_rest(self, tool: Tool, state) -> m.Ref:
         """A call's body after its open, its close, then the segment of `state`."""
         index = self.call_tools.index(tool)
-        return self._rule(f"call_{index}_{self.state_name(state)}", lambda: m.seq(self.bodies[tool.name], self.after_call(state)))
+        ref = self._rule(f"call_{index}_{self.state_name(state)}", lambda: m.seq(self.bodies[tool.name], self.after_call(state)))
+        self.call_bodies[ref] = self.body_witness[tool.name]
+        return ref
+
+    def open_not_closing(self, variant: m.Node, then: m.Node, before: str) -> m.Node | None:
+        """A call open written right after a call's close, narrowed so that
+        the close does not match again at once (minimax_m1's zero-width close
+        `(?<=\\})(?=\\s*\\{"name")` and open `(?<=\\})\\s*` read `}{` as an
+        empty call body): an optional leading run becomes required, or the
+        variant is dropped (None)."""
+        body = self.call_bodies.get(then)
+        field = self.tool_field
+        if body is None or not isinstance(field.close, RegexDelimiter):
+            return variant
+        close = _compiled(to_source(self.ast(field.close)))
+
+        def closes_at_once(node: m.Node) -> bool:
+            written = before + self.shortest(node)
+            return close.match(written + body, len(written)) is not None
+
+        if not closes_at_once(variant):
+            return variant
+        narrowed = _nonempty(variant)
+        if narrowed is None or closes_at_once(narrowed):
+            return None
+        return narrowed
 
     def direct(self, state) -> list[tuple[str | None, m.Node, m.Node]]:
         """The segment's continuations written with no text first: (witness or
@@ -939,6 +977,11 @@ class Builder:
                 for delim, groups, then, after_w, at_end, _ in entries:
                     exits += self.exits(delim, then, groups, at_end=at_end, follow=after_w)
                 return m.Until(self.exclude_all, tuple(_merge_exits(exits)), may_end)
+            if not may_end:
+                # Calls last: where the output may not end yet, a call is what
+                # leads to an end (the option that ends a loop comes last).
+                calls = [e for e in entries if e[0] is self.tool_field.open and e[1] is not None]
+                entries = [e for e in entries if not any(e is c for c in calls)] + calls
             whole = [m.seq(WS, node) for node in self.grouped([(v, then) for _, _, then, _, _, variants in entries for v in variants])]
             if may_end:
                 whole.append(self.null_end())
@@ -984,9 +1027,19 @@ class Builder:
                 for follow, variant, then in direct:
                     if follow is None:
                         if end is not None and valid(None):
-                            at_eos.append((text, end if self.implicit is not None else m.seq(end, variant)))
+                            if self.implicit is not None:
+                                at_eos.append((text, end))
+                                continue
+                            # The turn's end literals after the close (`<|end|>`)
+                            # only where the close still matches before them
+                            # (gpt_oss: `<|call|>` then only whitespace).
+                            tails = [v for v in (variant.items if isinstance(variant, m.Alt) else (variant,)) if valid(self.shortest(v) or None)]
+                            if tails:
+                                at_eos.append((text, m.seq(end, m.alt(*tails))))
                     elif mid is not None and valid(follow):
-                        found.append((variant, then))
+                        variant = self.open_not_closing(variant, then, witness + text)
+                        if variant is not None:
+                            found.append((variant, then))
                 specific.extend((text, m.seq(mid, node)) for node in self.grouped(found))
             # A close that writes what a close followed by free text writes
             # (and more) is left out: a greedy lexer would take the longer

@@ -62,6 +62,18 @@ def _lexable(node: m.Node) -> bool:
     return True
 
 
+def _closed_later(later_items: tuple) -> bool:
+    """The items after one lead, through lexable items, to a required
+    literal: a lexeme holding that item then ends on the literal, not on
+    optional structure."""
+    for later in later_items:
+        if isinstance(later, m.Lit) and later.text:
+            return True
+        if not _lexable(later):
+            return False
+    return False
+
+
 def regex_of(node: m.Node) -> str:
     if isinstance(node, m.Lit):
         return "".join(_esc_code(ord(c), False) for c in node.text)
@@ -113,14 +125,28 @@ class LarkPrinter:
             return f"/{regex_of(node)}/"
         if isinstance(node, m.Seq):
             # Adjacent regular parts become one lexeme: fewer (and no adjacent
-            # empty-matching) lexemes for the greedy lexer.
+            # empty-matching) lexemes for the greedy lexer. Optional structure
+            # joins the lexeme when a required literal follows it there
+            # (`<|tool_call` `("s")?` `_section_end|>` as one lexeme): split,
+            # the first piece would be a prefix of another lexeme allowed at
+            # the same place (`<|tool_call_begin|>`), which greedy lexing
+            # follows past the point where they part.
             parts, run = [], []
-            for item in node.items + (None,):
+            for index, item in enumerate(node.items + (None,)):
+                if isinstance(item, m.Ref) and run and _lexable(self.grammar.rules.get(item.name, m.Ref(""))):
+                    # A named regular rule after a lexeme joins it (`"<|call|>"`
+                    # then the next call's open): the lexeme alone would be a
+                    # prefix of the lexemes of the other ways on.
+                    item = self.grammar.rules[item.name]
                 if item is not None and _lexable(item):
                     run.append(item)
                     continue
+                if item is not None and _regular(item) and _closed_later(node.items[index + 1 :]):
+                    run.append(item)
+                    continue
                 if run:
-                    parts.append(self.expr(m.Seq(tuple(run)) if len(run) > 1 else run[0]))
+                    whole = m.Seq(tuple(run)) if len(run) > 1 else run[0]
+                    parts.append(self.expr(whole) if all(map(_lexable, run)) else f"/{regex_of(whole)}/")
                     run = []
                 if item is not None:
                     parts.append(self.expr(item))
