@@ -38,6 +38,23 @@ def _vector_files(tests: list[str]) -> list[Path] | None:
     return None
 
 
+def _same_mutant(check: dict) -> bool:
+    """Whether mutmut's mutant of that name (in mutants/, from the last run)
+    is the recorded change: mutmut numbers the mutants of a function anew at
+    each run, so after a change to runtime/core.py a name may denote another
+    mutant, which a recheck must not credit."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from mutation_report import diff_of
+
+    try:
+        removed, added = diff_of(check["mutant"])
+    except (OSError, SyntaxError):
+        return False
+    before = [line.strip() for line in check["before"].splitlines()]
+    after = [line.strip() for line in check["after"].splitlines()]
+    return [line for line in before if line not in after] == removed and [line for line in after if line not in before] == added
+
+
 def recheck_in_process(checks: list[dict], original: str, results: dict) -> list[dict]:
     """Run the vector-file rechecks here; return the others."""
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -46,6 +63,9 @@ def recheck_in_process(checks: list[dict], original: str, results: dict) -> list
 
     others = []
     for check in checks:
+        if not _same_mutant(check):
+            results[check["mutant"]] = "not applicable (not this run's mutant of that name)"
+            continue
         files = _vector_files(check["tests"])
         if files is None:
             others.append(check)
@@ -81,6 +101,9 @@ def main() -> int:
         core = base / "runtime" / "core.py"
         original = core.read_text(encoding="utf-8")
         for check in checks:
+            if not _same_mutant(check):
+                results[check["mutant"]] = "not applicable (not this run's mutant of that name)"
+                continue
             if original.count(check["before"]) != 1:
                 results[check["mutant"]] = "not applicable (the code changed)"
                 continue

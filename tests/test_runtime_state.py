@@ -8,7 +8,7 @@ context shows in events only when a stale memo entry happens to be read.
 So the invariant is checked directly, after every call, on every vector
 case: the text from `_base` on is exactly the buffer, then (on the common
 path, see `_materialize`) the body pieces routed since `_hot_from`, then the
-held pieces. Part of mutmut's selection (pyproject.toml, docs/mutation.md).
+held pieces; and the table of remembered steps stays bounded. Part of mutmut's selection (pyproject.toml, docs/mutation.md).
 """
 
 from __future__ import annotations
@@ -58,6 +58,23 @@ def test_buffer_is_the_text_from_its_offset_on_every_vector():
             if name not in modules:
                 modules[name] = module_for(name)
             _check_case(modules[name], case)
+    for name, module in modules.items():
+        _check_step_table(name, module.ResponseParser)
+
+
+def _check_step_table(name, cls) -> None:
+    """The remembered general steps (`StreamParser._step`) are bounded: a
+    key holds at most STEP_LIMIT unconsumed characters (longer rests take
+    the step unremembered), and a template with an unbounded look-behind
+    (CONTEXT -1, whose buffer keeps all of the text) remembers none, so
+    remembering costs a bounded hash per step and bounded memory."""
+    table = cls.__dict__.get("_STEP_TABLE") or {}
+    if cls.CONTEXT < 0:
+        assert not table, f"{name}: CONTEXT -1 remembers steps"
+    for key in table:
+        pos, buf = key[3], key[4]
+        assert len(buf) - pos <= core.STEP_LIMIT, f"{name}: a remembered step of {len(buf) - pos} characters"
+        assert pos <= cls.CONTEXT, f"{name}: a remembered step on an untrimmed buffer"
 
 
 def test_captures_are_empty_outside_a_region_with_groups():

@@ -14,7 +14,11 @@ The caches, all of them (`grep -n "cache\\|memo\\|= {}" runtime/core.py`):
 - `_COMPILED` (compiled_regex, string_delim_regex) and `_REGEX` (regex_module);
 - per parser class: `_SCANNERS` (StreamParser._scanners: the Scanners with
   their tables of plain tokens, lead-ending tokens and holds) and
-  `_SCAN_TABLE` (StreamParser._scan_remembered);
+  `_SCAN_TABLE` (StreamParser._scan_remembered), `_STEP_TABLE`
+  (StreamParser._step: remembered general steps, replayed without running
+  `_answer`, `_process` or the scanner);
+- per parser: `_matches` (StreamParser._scan) and the literal `_memo`, new
+  with each parser;
 - per object: `Lead._all`, `Leads.non_ascii`: objects a generated module
   builds when it loads. The corpus runner loads every module afresh in the
   mutant's process; the modules the other tests load through
@@ -51,7 +55,7 @@ def start_fresh() -> None:
         while pending:
             cls = pending.pop()
             pending.extend(cls.__subclasses__())
-            for name in ("_SCANNERS", "_SCAN_TABLE"):
+            for name in ("_SCANNERS", "_SCAN_TABLE", "_STEP_TABLE"):
                 if name in cls.__dict__:
                     delattr(cls, name)
     conftest = sys.modules.get("conftest")
