@@ -3,6 +3,7 @@ mutmut run (whose copy of the tests predates the vectors added to kill
 them).
 
     python tests/mutation_recheck.py
+    python tests/mutation_recheck.py _next_trigger__mutmut_5 _settle   # only these (substrings of the names)
 
 For each entry of tests/mutation_rechecks.json (a mutant's name, the text it
 changes in runtime/core.py, and the tests that should kill it) the mutation
@@ -17,6 +18,8 @@ tests/mutation_report.py counts.
 from __future__ import annotations
 
 import json
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -27,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = Path(__file__).resolve().parent / "mutation_rechecks.json"
 OUT = ROOT / "mutants" / "rechecked.json"
+CPU_LIMIT = 120  # seconds of CPU per mutant checked in a child process
+MEMORY_LIMIT = 4 << 30  # bytes of address space per such child
 
 
 def _vector_files(tests: list[str]) -> list[Path] | None:
@@ -55,6 +60,11 @@ def _same_mutant(check: dict) -> bool:
     return [line for line in before if line not in after] == removed and [line for line in after if line not in before] == added
 
 
+def _limits() -> None:
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT))
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 def recheck_in_process(checks: list[dict], original: str, results: dict) -> list[dict]:
     """Run the vector-file rechecks here; return the others."""
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -73,25 +83,44 @@ def recheck_in_process(checks: list[dict], original: str, results: dict) -> list
         if original.count(check["before"]) != 1:
             results[check["mutant"]] = "not applicable (the code changed)"
             continue
-        mutated = types.ModuleType("runtime.core")
-        mutated.__file__ = str(ROOT / "runtime" / "core.py")
-        sys.modules["runtime.core"] = runtime.core = mutated
-        exec(compile(original.replace(check["before"], check["after"]), mutated.__file__, "exec"), mutated.__dict__)
-        verdict = "survived"
-        for path in files:
+        # In a child process with a CPU and a memory limit: a mutant that
+        # loops forever (and keeps appending) must not take the machine's
+        # memory; stopped by a limit, it counts as killed, as in mutmut.
+        child = os.fork()
+        if child == 0:
+            _limits()
+            code = 1
             try:
-                test_vectors.test_python_backend_passes_vectors(path)
-            except Exception:  # noqa: BLE001 - any failure kills the mutant
-                verdict = "killed"
-                break
+                mutated = types.ModuleType("runtime.core")
+                mutated.__file__ = str(ROOT / "runtime" / "core.py")
+                sys.modules["runtime.core"] = runtime.core = mutated
+                exec(compile(original.replace(check["before"], check["after"]), mutated.__file__, "exec"), mutated.__dict__)
+                code = 0
+                for path in files:
+                    try:
+                        test_vectors.test_python_backend_passes_vectors(path)
+                    except BaseException:  # noqa: BLE001 - any failure kills the mutant
+                        code = 1
+                        break
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(child, 0)
+        verdict = "survived" if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else "killed"
         results[check["mutant"]] = verdict
         print(f"{verdict:10} {check['mutant']}", flush=True)
     return others
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    names = sys.argv[1:] if argv is None else argv
     checks = json.loads(CHECKS.read_text(encoding="utf-8"))["rechecks"]
     results = {}
+    if names:
+        # Only the named mutants (substrings of their names); the others keep
+        # their verdicts from the last recheck.
+        checks = [check for check in checks if any(name in check["mutant"] for name in names)]
+        if OUT.is_file():
+            results = json.loads(OUT.read_text(encoding="utf-8"))
     checks = recheck_in_process(checks, (ROOT / "runtime" / "core.py").read_text(encoding="utf-8"), results)
     base = Path(tempfile.mkdtemp(prefix="mutation-recheck-"))
     try:
@@ -113,6 +142,7 @@ def main() -> int:
                 cwd=base,
                 capture_output=True,
                 text=True,
+                preexec_fn=_limits,
             )
             results[check["mutant"]] = "killed" if run.returncode else "survived"
             print(f"{results[check['mutant']]:10} {check['mutant']}", flush=True)
