@@ -119,7 +119,9 @@ def _cases(file_name: str, template_name: str, template: dict, samples: list[dic
     cases = []
     for sample in samples:
         tools = sample.get("tools", default_tools)
-        cuts = chunkings(sample["output"], f"{file_name}/{sample['id']}")
+        # A long feature sample may skip the default chunkings (its per-character
+        # case would be most of the corpus) and give its own.
+        cuts = chunkings(sample["output"], f"{file_name}/{sample['id']}") if sample.get("default_chunkings", True) else []
         # A feature sample may add its own chunkings (empty feeds, a delimiter
         # cut at a chosen point); they must join to its output.
         for index, given in enumerate(sample.get("chunkings", [])):

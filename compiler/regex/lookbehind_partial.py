@@ -29,8 +29,10 @@ left of the repeat, non-capturing groups being transparent; a capturing
 group's boundary right next to the repeat is skipped, any other boundary
 ends the run (`(?<=(ab)[ ]*c)` has the quirk, `(?<=a(b)[ ]*c)` does not).
 Repeats inside a look-ahead nested in the look-behind read forwards and are
-not concerned; such a look-ahead never reports a partial match either (the
-ports do not count its reads at the end of the text).
+not concerned. Such a look-ahead is read as any look-ahead is: where it
+reaches the end of the text, the module reports a partial match
+(`a(?<=(?=ab)a)` on "a": partial at 0), and the ports do the same (the
+matcher cases in tests/js/fixtures/make_regex_cases.py pin it).
 
 The module only attempts a match at a position whose character can start
 one (`attempt_entry`, a look-behind being skipped: `(?<=ab[ ]*c)z` on
