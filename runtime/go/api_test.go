@@ -85,6 +85,31 @@ func TestParseWithGivesTheReferenceMessageInItsKeyOrder(t *testing.T) {
 	}
 }
 
+func TestEventTypesNameTheReferenceEvents(t *testing.T) {
+	names := map[rt.EventType]string{
+		rt.RegionOpen: "region_open", rt.RegionChunk: "region_chunk", rt.RegionClose: "region_close",
+		0: "EventType(0)", 4: "EventType(4)",
+	}
+	for kind, name := range names {
+		if got := kind.String(); got != name {
+			t.Errorf("%d: %q, want %q", kind, got, name)
+		}
+	}
+	p, err := rt.NewParser(apiProgram, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := p.Feed("<think>a</think>")
+	if err != nil || len(events) != 3 {
+		t.Fatalf("%v %v", events, err)
+	}
+	for i, kind := range []rt.EventType{rt.RegionOpen, rt.RegionChunk, rt.RegionClose} {
+		if events[i].Type != kind {
+			t.Errorf("event %d: %v, want %v", i, events[i].Type, kind)
+		}
+	}
+}
+
 func TestEventsMarshalAsThePythonDicts(t *testing.T) {
 	p, err := rt.NewParser(apiProgram, "system<|assistant|><think>a")
 	if err != nil {

@@ -124,7 +124,8 @@ func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial
 			break
 		}
 		for _, candidate := range h.starts(text, h.runStart(text, triggerAt, start), triggerAt) {
-			if found := re.matchAt(m, text, candidate, partial); found.ok {
+			// Once a partial match is found only a complete one matters.
+			if found := re.matchAt(m, text, candidate, partial && !firstPartial.ok); found.ok {
 				if !found.partial {
 					return found // complete matches win over partial ones, as in search
 				}

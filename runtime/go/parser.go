@@ -1,19 +1,42 @@
 package rt
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 )
 
 // Event is one streaming event: region_open, region_chunk (Text, Dirty) or
-// region_close (Value).
+// region_close (Value). 56 bytes: every plain token gives one, so its size
+// is most of what a token allocates (the type is a byte, not a string).
 type Event struct {
-	Type  string
+	Type  EventType
+	Dirty bool
 	Field string
 	Text  string
-	Dirty bool
 	Value any
+}
+
+// EventType is an event's "type": RegionOpen, RegionChunk or RegionClose;
+// String gives the reference's name.
+type EventType uint8
+
+// The event types.
+const (
+	RegionOpen EventType = iota + 1
+	RegionChunk
+	RegionClose
+)
+
+var eventTypeNames = [...]string{RegionOpen: "region_open", RegionChunk: "region_chunk", RegionClose: "region_close"}
+
+// String is the type's name in the reference's events ("region_chunk").
+func (t EventType) String() string {
+	if int(t) < len(eventTypeNames) && t > 0 {
+		return eventTypeNames[t]
+	}
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
 }
 
 // MarshalJSON writes the event as the Python dict it mirrors.
@@ -188,6 +211,42 @@ type FastPath struct {
 	HoldLead []rune // nil: none
 
 	leadASCII, holdASCII [2]uint64 // the classes' ASCII members, as bitmaps
+	triggerASCII         [2]uint64 // the triggers, when each is one ASCII character
+	byteTriggers         bool      // every trigger is one ASCII character
+}
+
+// prepare sets the bitmaps from the classes and triggers.
+func (fast *FastPath) prepare() {
+	fast.leadASCII, fast.holdASCII = asciiBitmap(fast.Leads), asciiBitmap(fast.HoldLead)
+	fast.triggerASCII, fast.byteTriggers = [2]uint64{}, true
+	for _, t := range fast.Triggers {
+		if len(t) != 1 || t[0] >= utf8.RuneSelf {
+			fast.byteTriggers = false
+			continue
+		}
+		fast.triggerASCII[t[0]>>6] |= 1 << (t[0] & 63)
+	}
+}
+
+// holdsTrigger: text holds one of the triggers. One pass over the bytes
+// when every trigger is one ASCII character (a byte of a multi-byte
+// character is never ASCII), which for a short token beats one search per
+// trigger.
+func (fast *FastPath) holdsTrigger(text string) bool {
+	if !fast.byteTriggers {
+		for _, trigger := range fast.Triggers {
+			if strings.Contains(text, trigger) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < utf8.RuneSelf && fast.triggerASCII[c>>6]&(1<<(c&63)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func asciiBitmap(set []rune) (bits [2]uint64) {
@@ -272,7 +331,7 @@ func (p *Program) Init() *Program {
 	}
 	p.fast = make([]*FastPath, len(p.Fields)+1)
 	for state, fast := range p.Fast {
-		fast.leadASCII, fast.holdASCII = asciiBitmap(fast.Leads), asciiBitmap(fast.HoldLead)
+		fast.prepare()
 		p.fast[state+1] = fast
 	}
 	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
@@ -354,7 +413,7 @@ func deriveFastPath(p *Program, watch []Watch) *FastPath {
 			fast.Triggers = append(fast.Triggers, string(rune(c)))
 		}
 	}
-	fast.leadASCII = asciiBitmap(leads)
+	fast.prepare()
 	if leads != nil {
 		for _, w := range watch {
 			if d := p.delimiterOf(w); d.Regex != nil && subsetOf(leads, d.Regex.Entry) && holdsAtRunStart(d.Regex.Root, leads) {
@@ -644,13 +703,13 @@ func (p *Parser) publishOne(field, text string, dirty bool) []Event {
 	}
 	n := len(p.slab)
 	p.slab = p.slab[:n+1]
-	setEvent(&p.slab[n], "region_chunk", field, text, dirty, nil)
+	setEvent(&p.slab[n], RegionChunk, field, text, dirty, nil)
 	return p.slab[n : n+1 : n+1]
 }
 
 // addEvent appends an event, writing its fields one by one (a struct copy
 // of an Event is a bulk write barrier while the collector marks).
-func addEvent(events *[]Event, kind, field, text string, dirty bool, value any) {
+func addEvent(events *[]Event, kind EventType, field, text string, dirty bool, value any) {
 	list := *events
 	n := len(list)
 	if n < cap(list) {
@@ -662,7 +721,7 @@ func addEvent(events *[]Event, kind, field, text string, dirty bool, value any) 
 	*events = list
 }
 
-func setEvent(e *Event, kind, field, text string, dirty bool, value any) {
+func setEvent(e *Event, kind EventType, field, text string, dirty bool, value any) {
 	e.Type, e.Field, e.Text, e.Dirty = kind, field, text, dirty
 	if value != nil || e.Value != nil {
 		e.Value = value
@@ -727,10 +786,8 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 // feedFast handles text that cannot start a delimiter without searching;
 // done is false when the general step must run.
 func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
-	for _, trigger := range fast.Triggers {
-		if strings.Contains(text, trigger) {
-			return nil, false
-		}
+	if fast.holdsTrigger(text) {
+		return nil, false
 	}
 	last := rune(text[len(text)-1])
 	if last >= utf8.RuneSelf {
@@ -745,7 +802,7 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 				if !p.lazy { // buf catches up from the body when needed (see materialize)
 					p.lazy, p.lazyMark = true, p.body.Len()
 				}
-				p.body.WriteString(text)
+				p.appendBody(text)
 				return p.publishOne(f.Name, text, f.dirty), true
 			}
 			p.materialize()
@@ -1271,11 +1328,21 @@ func (p *Parser) route(events *[]Event, text string) {
 	}
 	f := p.prog.Fields[p.current]
 	if !p.opened {
-		addEvent(events, "region_open", f.Name, "", false, nil)
+		addEvent(events, RegionOpen, f.Name, "", false, nil)
 		p.opened = true
 	}
+	p.appendBody(text)
+	addEvent(events, RegionChunk, f.Name, text, f.dirty, nil)
+}
+
+// appendBody adds text to the open region's body, doubling its store when
+// full (Builder.WriteString grows a long body by a quarter at a time: five
+// times the copying and twice the allocation of a prose region).
+func (p *Parser) appendBody(text string) {
+	if p.body.Cap()-p.body.Len() < len(text) {
+		p.body.Grow(len(text))
+	}
 	p.body.WriteString(text)
-	addEvent(events, "region_chunk", f.Name, text, f.dirty, nil)
 }
 
 func (p *Parser) enterImplicit() {
@@ -1294,7 +1361,7 @@ func (p *Parser) open(events *[]Event, index int, re *Regex, caps []int) {
 	p.body.Reset()
 	p.body.Grow(128) // one allocation for a short body (a tool call) instead of several
 	p.opened = true
-	addEvent(events, "region_open", f.Name, "", false, nil)
+	addEvent(events, RegionOpen, f.Name, "", false, nil)
 }
 
 // valueOf parses a closed region's body and applies the transform.
@@ -1361,7 +1428,7 @@ func (p *Parser) close(events *[]Event) error {
 		default:
 			out.Set(f.Name, value)
 		}
-		addEvent(events, "region_close", f.Name, "", false, value)
+		addEvent(events, RegionClose, f.Name, "", false, value)
 	}
 	p.enterImplicit()
 	p.captures = nil

@@ -550,6 +550,18 @@ func (m *machine) giveBack(n, body *Node, i int, k func(int) bool) bool {
 // repeat is the general repeat; an iteration that matches nothing once the
 // minimum is reached ends the repeat (as the `regex` module does).
 func (m *machine) repeat(n *Node, count, i int, back bool, k func(int) bool) bool {
+	if n.Max == 1 && count == 0 {
+		// `?` (or `{1}`): one iteration goes on with k itself, which is what
+		// the general case comes to, without building two continuations
+		// per attempt.
+		if n.Min == 1 {
+			return m.run(n.Subs[0], i, back, k)
+		}
+		if n.Lazy {
+			return k(i) || m.run(n.Subs[0], i, back, k)
+		}
+		return m.run(n.Subs[0], i, back, k) || k(i)
+	}
 	more := n.Max < 0 || count < n.Max
 	iterate := func() bool {
 		return m.run(n.Subs[0], i, back, func(j int) bool {
