@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	parsers "github.com/response-template-compiler/response-template-compiler/generated/go"
+	rt "github.com/response-template-compiler/response-template-compiler/runtime/go"
 )
 
 type stream struct {
@@ -78,6 +79,38 @@ func BenchmarkStream(b *testing.B) {
 				at := int32(0)
 				for _, end := range s.ends {
 					if _, err := p.Feed(s.whole[at:end]); err != nil {
+						b.Fatal(err)
+					}
+					at = end
+				}
+				if _, _, err := p.Finalize(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N)/float64(s.count()), "cpu-ns/token")
+		})
+	}
+}
+
+// BenchmarkStreamAppend is BenchmarkStream through AppendFeed, one event
+// buffer reused for every token (a caller that sends each step's events on
+// before the next step): a plain token then allocates nothing.
+func BenchmarkStreamAppend(b *testing.B) {
+	for _, s := range loadStreams(b) {
+		s := s
+		newParser := parsers.All[s.Template]
+		b.Run(s.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			var buffer []rt.Event
+			cpu := cpuNanos()
+			for i := 0; i < b.N; i++ {
+				p, err := newParser(s.Prefix)
+				if err != nil {
+					b.Fatal(err)
+				}
+				at := int32(0)
+				for _, end := range s.ends {
+					if buffer, err = p.AppendFeed(buffer[:0], s.whole[at:end]); err != nil {
 						b.Fatal(err)
 					}
 					at = end

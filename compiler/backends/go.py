@@ -384,9 +384,12 @@ def render_index(names: list[str], out: Path | None = None) -> dict[str, str]:
             "// TestVectors runs every case of tests/vectors whose template is bundled;\n"
             "// tests/failures/go.txt lists cases that may not pass, each with its reason.\n"
             "// Twice: the second run meets the scan answers the first left in each\n"
-            "// program's shared memo (every case's tails), which must change nothing.\n"
+            "// program's shared memo (every case's tails), which must change nothing,\n"
+            "// and feeds through AppendFeed, which must give what Feed gives.\n"
             "func TestVectors(t *testing.T) {\n"
             "\tfor run := 0; run < 2; run++ {\n"
-            '\t\tconformance.RunVectors(t, All, "../../tests/vectors", "../../tests/failures/go.txt")\n\t}\n}\n'
+            "\t\tconformance.Appending = run == 1\n"
+            '\t\tconformance.RunVectors(t, All, "../../tests/vectors", "../../tests/failures/go.txt")\n\t}\n'
+            "\tconformance.Appending = false\n}\n"
         ),
     }

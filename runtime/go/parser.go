@@ -666,6 +666,8 @@ type Parser struct {
 	heldLead  bool    // the held text is all of the state's hold lead
 	heldRun   bool    // the held text is all of the state's holdRun class
 	slab      []Event // returned events are carved from it (see startEvents)
+	appending bool    // AppendFeed: events go to dst, not to the slab
+	dst       []Event
 }
 
 // slabSize is how many events one allocation holds.
@@ -678,6 +680,9 @@ const slabSize = 128
 // caller's append copies, and the slab never writes its elements again:
 // the caller owns them.
 func (p *Parser) startEvents() []Event {
+	if p.appending {
+		return p.dst
+	}
 	if cap(p.slab)-len(p.slab) < 4 {
 		p.slab = make([]Event, 0, slabSize)
 	}
@@ -686,6 +691,9 @@ func (p *Parser) startEvents() []Event {
 
 // finish publishes a step's events (see startEvents).
 func (p *Parser) finish(events []Event) []Event {
+	if p.appending {
+		return events
+	}
 	n := len(events)
 	if n == 0 {
 		return []Event{}
@@ -698,6 +706,10 @@ func (p *Parser) finish(events []Event) []Event {
 
 // publishOne publishes one chunk event (see startEvents).
 func (p *Parser) publishOne(field, text string, dirty bool) []Event {
+	if p.appending {
+		addEvent(&p.dst, RegionChunk, field, text, dirty, nil)
+		return p.dst
+	}
 	if len(p.slab) == cap(p.slab) {
 		p.slab = make([]Event, 0, slabSize)
 	}
@@ -763,6 +775,29 @@ func (p *Parser) InitialEvents() []Event { return p.initial }
 // Captures are the named groups of the open match of the region open now.
 func (p *Parser) Captures() []Capture { return append([]Capture(nil), p.captures...) }
 
+// AppendFeed is Feed appending the events to dst (as append does) instead
+// of returning a new slice: a caller that is done with a step's events
+// before the next step can pass the same storage again (events[:0]), and
+// plain tokens then allocate nothing. Feed's events are the caller's to
+// keep, so each costs an allocation, and the collector's work for it.
+func (p *Parser) AppendFeed(dst []Event, text string) ([]Event, error) {
+	p.appending, p.dst = true, dst
+	events, err := p.Feed(text)
+	p.appending, p.dst = false, nil
+	if events == nil {
+		events = dst // finalized
+	}
+	return events, err
+}
+
+// noEvents is a step's empty result.
+func (p *Parser) noEvents() []Event {
+	if p.appending {
+		return p.dst
+	}
+	return []Event{}
+}
+
 // Feed adds generated text and returns the events it completes.
 func (p *Parser) Feed(text string) ([]Event, error) {
 	if p.finalized {
@@ -777,7 +812,7 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 	if p.heldRun {
 		if run := p.prog.holdRuns[p.state+1]; holdsAllFast(&run.ascii, run.set, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
-			return []Event{}, nil
+			return p.noEvents(), nil
 		}
 	}
 	return p.feedSlowly(text)
@@ -825,7 +860,7 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 	} else if p.heldLead {
 		if holdsAllFast(&fast.holdASCII, fast.HoldLead, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
-			return []Event{}, true
+			return p.noEvents(), true
 		}
 		if !endsInLead {
 			return p.releaseHeld(fast, text)
