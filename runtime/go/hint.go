@@ -93,7 +93,7 @@ func (re *Regex) matchAt(m *machine, text string, s int, partial bool) span {
 	m.reset(re, text)
 	m.resetCaps()
 	m.start = s
-	if m.run(re.Root, s, false, m.accept) {
+	if re.mayComplete(text, s) && m.run(re.Root, s, false, m.accept) {
 		return m.complete(s)
 	}
 	if !partial {
