@@ -734,7 +734,10 @@ func addEvent(events *[]Event, kind EventType, field, text string, dirty bool, v
 }
 
 func setEvent(e *Event, kind EventType, field, text string, dirty bool, value any) {
-	e.Type, e.Field, e.Text, e.Dirty = kind, field, text, dirty
+	e.Type, e.Text, e.Dirty = kind, text, dirty
+	if e.Field != field { // an AppendFeed buffer mostly holds it already: no write barrier
+		e.Field = field
+	}
 	if value != nil || e.Value != nil {
 		e.Value = value
 	}
