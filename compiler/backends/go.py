@@ -72,7 +72,6 @@ _env = jinja2.Environment(
 )
 
 
-
 def branch_search_hint(delim):
     """A search hint for a regex delimiter the whole-pattern analysis left
     without one (a look-around between its leads and its trigger, as in
@@ -92,6 +91,7 @@ def branch_search_hint(delim):
     if any(c in firsts for t in branches.triggers for c in t[1:]):
         return None
     return branches
+
 
 def package_name(name: str) -> str:
     """The Go package (and directory) name of a template."""
