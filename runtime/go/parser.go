@@ -998,21 +998,30 @@ const storeMin = 512
 // extend appends text to buf. buf is the tail of an append-only store (a
 // strings.Builder): bytes once written are never written again, so every
 // string cut from buf (event texts, captures) stays valid, and appending
-// costs a copy of text instead of a copy of buf. When the store is full
-// (or buf is not its tail), a new one starts with the live text; the old
-// one stays with the strings cut from it.
+// costs a copy of text instead of a copy of buf. When buf is not the
+// store's tail, the live text is copied to the store's end; when the store
+// is full, a new one starts with the live text, and the old one stays with
+// the strings cut from it.
 func (p *Parser) extend(text string) {
-	if !p.inStore || p.store.Cap()-p.store.Len() < len(text) {
-		size := 2 * (len(p.buf) + len(text))
+	if p.inStore && p.store.Cap()-p.store.Len() >= len(text) {
+		p.store.WriteString(text)
+		p.buf = p.store.String()[p.storeOff:]
+		return
+	}
+	live := p.buf
+	if need := len(live) + len(text); p.inStore || p.store.Cap()-p.store.Len() < need {
+		size := 2 * need
 		if size < storeMin {
 			size = storeMin
 		}
-		live := p.buf
 		p.store.Reset()
 		p.store.Grow(size)
-		p.store.WriteString(live)
-		p.storeOff, p.inStore = 0, true
 	}
+	// buf is not the store's tail (materialize cut it from the body) and the
+	// store has room: the live text goes after what the store holds, which
+	// stays as written, instead of into a new store at every general step.
+	p.storeOff, p.inStore = p.store.Len(), true
+	p.store.WriteString(live)
 	p.store.WriteString(text)
 	p.buf = p.store.String()[p.storeOff:]
 }
