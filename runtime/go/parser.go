@@ -668,6 +668,15 @@ type Parser struct {
 	slab      []Event // returned events are carved from it (see startEvents)
 	appending bool    // AppendFeed: events go to dst, not to the slab
 	dst       []Event
+	// from[i]: where watch i of the state last found no match, complete or
+	// partial, before (absolute offsets; -1: unknown), taken at read position
+	// fromPos in state fromState (see scanText); consumed is the absolute
+	// offset of buf[0].
+	from      []int
+	fromOK    bool
+	fromState int
+	fromPos   int
+	consumed  int
 }
 
 // slabSize is how many events one allocation holds.
@@ -847,6 +856,7 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			context := p.prog.Context
 			if context >= 0 && len(text) >= storeMin && utf8.RuneCountInString(text) >= context {
 				p.buf, p.inStore = text, false // it holds all the context regex delimiters read behind
+				p.fromOK = false
 			} else {
 				p.extend(text)
 			}
@@ -985,6 +995,7 @@ func (p *Parser) materialize() {
 			cut++
 		}
 		p.buf, p.inStore = routed[cut:], false
+		p.fromOK = false
 	} else {
 		p.extend(routed)
 	}
@@ -1117,6 +1128,7 @@ func (p *Parser) trim() {
 	}
 	if cut > 0 {
 		p.buf = p.buf[cut:]
+		p.consumed += cut
 		p.pos -= cut
 		p.storeOff += cut
 	}
@@ -1254,13 +1266,29 @@ func shiftCaps(caps []int, by int) []int {
 }
 
 // scanText is scan without the memo.
+//
+// While the read position and the state stay and text is only appended, a
+// regex delimiter's search starts where its last search found nothing
+// before: a match (complete or partial) of the longer text starting at s
+// reads through the old end (it would have been a partial match at s) or
+// not (it would have been a complete one), so it starts at or after the
+// old leftmost partial match, or after the old end when there was none. A
+// held tool-call header is searched again at every token; the delimiters
+// that cannot match in it then read only the new text.
 func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 	buf, pos := p.buf, p.pos
 	size := len(buf)
 	hold := size
 	var best found
 	have := false
-	for _, w := range watch {
+	if !eos && !(p.fromOK && p.fromState == p.state && p.fromPos == p.consumed+pos && len(p.from) == len(watch)) {
+		p.from = p.from[:0]
+		for range watch {
+			p.from = append(p.from, -1)
+		}
+		p.fromOK, p.fromState, p.fromPos = true, p.state, p.consumed+pos
+	}
+	for wi, w := range watch {
 		f := p.prog.Fields[w.Field]
 		d := f.Open
 		if w.Kind == Close {
@@ -1286,11 +1314,25 @@ func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 				continue
 			}
 		} else {
+			at := pos
+			if !eos && p.from[wi]-p.consumed > at {
+				at = p.from[wi] - p.consumed
+			}
 			var sp span
 			if d.Hint != nil {
-				sp = d.Regex.searchHinted(&p.scratch, d.Hint, buf, pos, !eos)
+				sp = d.Regex.searchHinted(&p.scratch, d.Hint, buf, at, !eos)
 			} else {
-				sp = d.Regex.search(&p.scratch, buf, pos, !eos)
+				sp = d.Regex.search(&p.scratch, buf, at, !eos)
+			}
+			if !eos {
+				switch {
+				case !sp.ok:
+					p.from[wi] = p.consumed + size
+				case sp.partial:
+					p.from[wi] = p.consumed + sp.start
+				default:
+					p.from[wi] = -1
+				}
 			}
 			if !sp.ok {
 				continue
