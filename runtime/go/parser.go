@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -1119,14 +1120,7 @@ func (p *Parser) trim() {
 	if context < 0 || p.pos <= context+trimSlack {
 		return
 	}
-	cut := p.pos
-	for n := 0; n < context && cut > 0; {
-		cut--
-		if utf8.RuneStart(p.buf[cut]) {
-			n++
-		}
-	}
-	if cut > 0 {
+	if cut := backChars(p.buf, p.pos, context); cut > 0 {
 		p.buf = p.buf[cut:]
 		p.consumed += cut
 		p.pos -= cut
@@ -1197,8 +1191,15 @@ func backChars(s string, pos, n int) int {
 			return start
 		}
 	}
-	base := pos
-	for counted := 0; counted < n && base > 0; {
+	base, counted := pos, 0
+	for base >= 8 && counted+8 < n { // eight bytes hold at most eight starts: the n-th is further left
+		w := uint64(s[base-8]) | uint64(s[base-7])<<8 | uint64(s[base-6])<<16 | uint64(s[base-5])<<24 |
+			uint64(s[base-4])<<32 | uint64(s[base-3])<<40 | uint64(s[base-2])<<48 | uint64(s[base-1])<<56
+		x := w&0xC0C0C0C0C0C0C0C0 ^ 0x8080808080808080 // a byte is 0 where it continues a character
+		counted += bits.OnesCount64((x | x<<1) & 0x8080808080808080)
+		base -= 8
+	}
+	for counted < n && base > 0 {
 		base--
 		if utf8.RuneStart(s[base]) {
 			counted++
