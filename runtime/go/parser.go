@@ -868,6 +868,9 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			return p.finish(events), true
 		}
 		if fast.HoldLead != nil {
+			if p.opened && p.current >= 0 {
+				return p.holdLazily(fast, text)
+			}
 			p.materialize()
 			return p.holdLeadRun(fast, text)
 		}
@@ -876,12 +879,66 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			p.pieces.WriteString(text) // the pending match stays where it is
 			return p.noEvents(), true
 		}
+		if p.lazy {
+			return p.releaseLazily(fast, text, endsInLead)
+		}
 		if !endsInLead {
 			return p.releaseHeld(fast, text)
 		}
 		return p.releaseAndHold(fast, text)
 	}
 	return nil, false
+}
+
+// holdLazily is holdLeadRun on the common path (see materialize): what
+// comes before the trailing run goes to the region's body and one chunk
+// event, the run is held in pieces (after the read position, where the
+// general step joins them once buf is brought up to date).
+func (p *Parser) holdLazily(fast *FastPath, text string) ([]Event, bool) {
+	start := fast.runStart(text)
+	if !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
+		return nil, false
+	}
+	if !p.lazy {
+		p.lazy, p.lazyMark = true, p.body.Len()
+	}
+	p.pieces.WriteString(text[start:])
+	p.heldLead = true
+	if start == 0 {
+		return p.noEvents(), true
+	}
+	f := p.prog.Fields[p.current]
+	p.appendBody(text[:start])
+	return p.publishOne(f.Name, text[:start], f.dirty), true
+}
+
+// releaseLazily is releaseHeld (or, when text ends in lead characters,
+// releaseAndHold) on the common path: the held pieces and the text up to
+// its trailing run go to the body as one chunk, cut from the body itself.
+func (p *Parser) releaseLazily(fast *FastPath, text string, endsInLead bool) ([]Event, bool) {
+	start := len(text)
+	if endsInLead {
+		start = fast.runStart(text)
+		if start == 0 || !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
+			return nil, false
+		}
+	}
+	for _, trigger := range fast.Triggers { // the held text is the pieces (buf is behind: see materialize)
+		if len(trigger) > 1 || strings.Contains(p.pieces.String(), trigger) {
+			return nil, false
+		}
+	}
+	mark := p.body.Len()
+	p.appendBody(p.pieces.String())
+	p.pieces.Reset()
+	p.appendBody(text[:start])
+	chunk := p.body.String()[mark:] // bytes a Builder wrote are never written again
+	p.heldLead = endsInLead
+	if endsInLead {
+		p.pieces.WriteString(text[start:])
+	}
+	f := p.prog.Fields[p.current]
+	return p.publishOne(f.Name, chunk, f.dirty), true
 }
 
 // releaseAndHold: held lead characters, then text with no trigger that ends
