@@ -74,7 +74,7 @@ class Barrier:
 class ContextCut:
     near: int  # characters before the read position bounded readers need (+1)
     barriers: tuple[Barrier, ...]
-    head: str | None  # regex source of `^H` for a dead-able anchored look-behind
+    anchored: str | None  # regex source of `^H` for an anchored look-behind that may die
     sentinel: str | None  # a character no match of `^H` starts with
 
 
@@ -220,7 +220,7 @@ def context_cut(program: Program) -> ContextCut | None:
     delims = [d for f in program.fields for d in (f.open, f.close) if isinstance(d, RegexDelimiter)]
     near = 1
     barriers: list[Barrier] = []
-    heads: list[tuple[str, str]] = []
+    anchored_heads: list[tuple[str, str]] = []
     for delim in delims:
         if delim.ast is None:
             return None
@@ -239,16 +239,16 @@ def context_cut(program: Program) -> ContextCut | None:
             if rule is not None:
                 barriers.append(rule)
                 continue
-            head = dead_head_of(look.body)
-            if head is None:
+            dead = dead_head_of(look.body)
+            if dead is None:
                 return None
-            heads.append(head)
+            anchored_heads.append(dead)
         # everything outside the look-behinds: anchors and \b read one character back
         near = max(near, 2)
-    if not barriers or len(set(heads)) > 1:
+    if not barriers or len(set(anchored_heads)) > 1:
         return None
-    head, sentinel = heads[0] if heads else (None, None)
-    return ContextCut(near, tuple(dict.fromkeys(barriers)), head, sentinel)
+    anchored, sentinel = anchored_heads[0] if anchored_heads else (None, None)
+    return ContextCut(near, tuple(dict.fromkeys(barriers)), anchored, sentinel)
 
 
 def _nested_looks(node: Node) -> list[Look]:

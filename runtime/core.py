@@ -103,9 +103,10 @@ and one prefix rule per alternative (`Pattern.branches`, `prefix_rules`):
 an exact alternative holds a trigger prefix (or the run of its lead before
 it) as a partial match; an inexact one sends the tail to the general search.
 Templates whose look-behinds are unbounded keep all of the text (CONTEXT
--1) up to the last cut (see `_step` above): on the common path the routed tokens join the buffer only when the
-general step needs it (`_materialize`), and the buffer grows in place
-(`_grow`) rather than being copied at every token.
+-1) since the last cut (see `_step` above): on the common path the routed
+tokens join the buffer only when the general step needs it (`_materialize`),
+and the buffer grows in place (`_grow`) rather than being copied at every
+token.
 
 Look-behind alternatives. An alternative that starts with a look-behind and
 gives no trigger string after it (glm47's `(?<=...\s*</tool_call>)`,
@@ -1180,27 +1181,27 @@ class ContextCut:
     the first `A` after that barrier (nor, with none, ahead of the read
     position less `after`: the rest answers as the text's start); bounded
     readers need `near` characters; an anchored look-behind `(?<=^H.*...)`
-    (`head` is `^H`) is dead once the text's start is no match nor partial
-    match of it, and the kept text then starts with `sentinel`, on which `^H`
-    fails as on the real start."""
+    (`anchored` is `^H`) is dead once the text's start is no match nor
+    partial match of it, and the kept text then starts with `sentinel`, on
+    which `^H` fails as on the real start."""
 
-    __slots__ = ("near", "barriers", "head", "sentinel", "_head_regex")
+    __slots__ = ("near", "barriers", "anchored", "sentinel", "_anchored_regex")
 
-    def __init__(self, near, barriers, head=None, sentinel=None):
+    def __init__(self, near, barriers, anchored=None, sentinel=None):
         self.near = near
         self.barriers = tuple(barriers)
-        self.head = head
+        self.anchored = anchored
         self.sentinel = sentinel
-        self._head_regex = None
+        self._anchored_regex = None
 
     def __repr__(self):
-        return f"ContextCut({self.near!r}, {self.barriers!r}, {self.head!r}, {self.sentinel!r})"
+        return f"ContextCut({self.near!r}, {self.barriers!r}, {self.anchored!r}, {self.sentinel!r})"
 
-    def head_regex(self):
-        if self._head_regex is None:
+    def anchored_regex(self):
+        if self._anchored_regex is None:
             rx = regex_module()
-            self._head_regex = rx.compile(self.head, rx.DOTALL)
-        return self._head_regex
+            self._anchored_regex = rx.compile(self.anchored, rx.DOTALL)
+        return self._anchored_regex
 
 
 OPEN, CLOSE = 0, 1
@@ -1263,7 +1264,7 @@ class StreamParser:
             self._barrier_scanned = [0] * count  # barrier starts below this are searched
             self._head_first = [-1] * count  # absolute start of the first head after the last barrier
             self._head_scanned = [0] * count  # head starts below this are searched
-            self._head_state = None  # anchored head: None undecided, True dead, False alive
+            self._anchored_state = None  # the anchored look-behind: None undecided, True dead, False alive
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
         self._captures = {}
@@ -1582,7 +1583,7 @@ class StreamParser:
         steps, is short again after each barrier. Each barrier is searched
         for in new text only: every character is searched a bounded number
         of times."""
-        if self._head_state is False:
+        if self._anchored_state is False:
             return  # the anchored look-behind is alive: it reads back to the start
         buf = self._buf
         base = self._base
@@ -1640,15 +1641,15 @@ class StreamParser:
         cut = target - base
         if cut <= 0:
             return
-        if rule.head is not None:
-            if self._head_state is None:
-                # base is 0 here: nothing was cut before the head was decided
-                found = rule.head_regex().match(buf, partial=True)
+        if rule.anchored is not None:
+            if self._anchored_state is None:
+                # base is 0 here: nothing was cut before this was decided
+                found = rule.anchored_regex().match(buf, partial=True)
                 if found is not None:
                     if not found.partial:
-                        self._head_state = False
+                        self._anchored_state = False
                     return
-                self._head_state = True
+                self._anchored_state = True
             self._buf = rule.sentinel + buf[cut + 1 :]
         else:
             self._buf = buf[cut:]

@@ -119,7 +119,7 @@ def test_llama4_head_alive_keeps_the_text():
     parser = module.ResponseParser(prefix)
     for chunk in chunks:
         parser.feed(chunk)
-    assert parser._head_state is False and parser._base == 0
+    assert parser._anchored_state is False and parser._base == 0
 
 
 def test_llama4_dead_head_puts_the_sentinel():
@@ -130,5 +130,5 @@ def test_llama4_dead_head_puts_the_sentinel():
     for _ in range(5):
         for chunk in ("<|python_start|>[get_weather(", 'city="Oslo"', ")]<|python_end|>"):
             parser.feed(chunk)
-    assert parser._head_state is True and parser._base > 0
+    assert parser._anchored_state is True and parser._base > 0
     assert parser._buf[0] == module.ResponseParser.CUT.sentinel

@@ -47,7 +47,7 @@ def test_dead_head_rule():
 
 
 @pytest.mark.parametrize(
-    "name, barriers, head",
+    "name, barriers, anchored",
     [
         ("apertus", ("<|tools_suffix|>",), None),
         ("lfm2", ("<|tool_call_end|>",), None),
@@ -57,10 +57,10 @@ def test_dead_head_rule():
         ("qwen3", None, None),  # bounded look-behinds: no cut needed
     ],
 )
-def test_bundled_templates(name, barriers, head):
+def test_bundled_templates(name, barriers, anchored):
     cut = context_cut(to_program(sources.read(name)))
     if barriers is None:
         assert cut is None
     else:
         assert tuple(rule.barrier for rule in cut.barriers) == barriers
-        assert cut.head == head
+        assert cut.anchored == anchored

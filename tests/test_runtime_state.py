@@ -34,7 +34,7 @@ def _kept(parser, text: str) -> str:
     first character is the head's sentinel (see ContextCut)."""
     kept = text[parser._base :]
     cut = parser.CUT
-    if cut is not None and cut.head is not None and parser._base > 0:
+    if cut is not None and cut.anchored is not None and parser._base > 0:
         kept = cut.sentinel + kept[1:]
     return kept
 

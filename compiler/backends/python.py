@@ -47,8 +47,8 @@ def _context_cut_code(program: Program) -> str:
         for rule in cut.barriers
     )
     args = f"{cut.near}, ({barriers})"
-    if cut.head is not None:
-        args += f", head={python_literal(cut.head)}, sentinel={python_literal(cut.sentinel)}"
+    if cut.anchored is not None:
+        args += f", anchored={python_literal(cut.anchored)}, sentinel={python_literal(cut.sentinel)}"
     return f"ContextCut({args})"
 
 
