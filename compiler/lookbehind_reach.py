@@ -25,7 +25,11 @@ the first such occurrence (or, with none yet, all but the last `before` +
 `after` characters before the read position) answers as the start of the
 text would, so it can go as well. This is what keeps olmo3's content (a
 `)` then a newline, with no `<function_calls>` anywhere) from being read
-back to the start at every line.
+back to the start at every line. When `A` is a literal, a one-class repeat
+and a character (`<|python_start|>\s*\[`), the module tries that character
+at each position after the barrier, leftmost first, and reads the run of the
+class and the literal before it: the text before the first such character
+(less that run, and `before` characters) can go.
 
 Dead anchored head. `(?<=^H.*...)`, a look-behind anchored at the start of
 the text whose head `H` (up to the first `.*`) is not nullable: once the
@@ -65,9 +69,12 @@ class Barrier:
     barrier: str
     after: int
     before: int
-    # The look-behind's head when it is one literal (`<function_calls>`):
-    # text holding no occurrence of it after the last barrier can go too.
+    # The look-behind's head when it is one literal (`<function_calls>`), or
+    # its last character when the head is a literal, a repeat of one class
+    # (`lead`) and that character (`<|python_start|>\s*\[`): text holding
+    # no occurrence of it after the last barrier can go too.
     head: str | None = None
+    lead: str | None = None
 
 
 @dataclass(frozen=True)
@@ -169,7 +176,16 @@ def barrier_of(body: Node) -> Barrier | None:
         run = run + 1 if isinstance(item, Char) else 0
         longest_run = max(longest_run, run)
     before = max(-lowest, longest_run) + 1
-    return Barrier(barrier, after, before, _literal(Concat(tuple(left))) if left else None)
+    head = _literal(Concat(tuple(left))) if left else None
+    if head is not None:
+        return Barrier(barrier, after, before, head)
+    # `Z X* K`: the look-behind tries the first K after the barrier, then
+    # reads the run of X before it and Z before that.
+    if len(left) >= 3 and isinstance(left[-1], Char) and not left[-1].icase and _literal(Concat(tuple(left[:-2]))):
+        chars = _single_repeat(left[-2])
+        if chars is not None:
+            return Barrier(barrier, after, before, left[-1].char, to_source(_flat(left[-2].body)[0]))
+    return Barrier(barrier, after, before)
 
 
 def dead_head_of(body: Node) -> tuple[str, str] | None:

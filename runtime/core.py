@@ -77,7 +77,10 @@ works like a lexer over the text not yet consumed (the tail):
    across a whole `<|tools_suffix|>` (its barrier), so each general step
    first drops the text before the last barrier (less the few characters
    the look-behind's head may still read; `_cut_context`), and a call's
-   steps see the same short buffer at every call. An anchored look-behind
+   steps see the same short buffer at every call. The text before the
+   first `<|tools_prefix|>` after that barrier goes too (the look-behind
+   finds no head in it: it answers as the text's start would), which keeps
+   content with `}` or `)` from being read back to the start at every line. An anchored look-behind
    (`(?<=^\\s*\\[.*\\))`) that can no longer match, because the text does
    not start with its head, is kept dead across the cut by a sentinel first
    character on which its head fails as on the real start; while the head
@@ -960,6 +963,7 @@ class Leads:
 PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
 SETTLE_LIMIT = 1024  # longest rest after a transition the scanner answers for (see _settle)
 STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (see _step)
+LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
 SCAN_CONTEXT_LIMIT = 128  # with CONTEXT -1: longest buffer whose scan is remembered (see _scan_remembered)
 ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
 
@@ -1179,13 +1183,15 @@ class ContextCut:
     starts more than `after` characters before the read position, and, when
     `A` is one literal (`head`), nothing before `before` characters ahead of
     the first `A` after that barrier (nor, with none, ahead of the read
-    position less `after`: the rest answers as the text's start); bounded
+    position less `after`: the rest answers as the text's start; with a
+    `lead` class, `head` is the character after a run of it, and the run is
+    kept too); bounded
     readers need `near` characters; an anchored look-behind `(?<=^H.*...)`
     (`anchored` is `^H`) is dead once the text's start is no match nor
     partial match of it, and the kept text then starts with `sentinel`, on
     which `^H` fails as on the real start."""
 
-    __slots__ = ("near", "barriers", "anchored", "sentinel", "_anchored_regex")
+    __slots__ = ("near", "barriers", "anchored", "sentinel", "_anchored_regex", "_leads")
 
     def __init__(self, near, barriers, anchored=None, sentinel=None):
         self.near = near
@@ -1193,6 +1199,21 @@ class ContextCut:
         self.anchored = anchored
         self.sentinel = sentinel
         self._anchored_regex = None
+        self._leads = {}
+
+    def lead_run_start(self, index, buf, base, at):
+        """Where the run of barrier `index`'s lead class ending right before
+        absolute position `at` starts (the look-behind reads it, and its
+        literal before it); `base` when the run reaches the buffer's start
+        or is longer than LEAD_RUN_LIMIT (then nothing is cut)."""
+        lead = self._leads.get(index)
+        if lead is None:
+            lead = self._leads[index] = regex_module().compile(self.barriers[index][4]).fullmatch
+        end = at - base
+        start = end
+        while start > 0 and end - start < LEAD_RUN_LIMIT and lead(buf[start - 1]):
+            start -= 1
+        return base if start == 0 or end - start >= LEAD_RUN_LIMIT else base + start
 
     def __repr__(self):
         return f"ContextCut({self.near!r}, {self.barriers!r}, {self.anchored!r}, {self.sentinel!r})"
@@ -1595,7 +1616,7 @@ class StreamParser:
         scanned = self._barrier_scanned
         heads = self._head_first
         index = 0
-        for barrier, after, before, head in rule.barriers:
+        for barrier, after, before, head, lead in rule.barriers:
             size = len(barrier)
             limit = base + pos - after - 1  # the last start a barrier (or head) may have
             end = limit + size
@@ -1626,7 +1647,9 @@ class StreamParser:
                             at = heads[index] = base + found
                         self._head_scanned[index] = hend - hsize + 1
                     if at < 0:
-                        at = limit
+                        at = limit if lead is None else limit + 1
+                if lead is not None:
+                    at = rule.lead_run_start(index, buf, base, at)
                 free = at - before
                 barred = last[index] - before
                 at = free if free > barred else barred

@@ -47,11 +47,12 @@ def _pieces(name: str):
     except NotApplicable:  # pragma: no cover - every cut template has calls
         prefix, calls, pieces = "", [], []
     edges = []
-    for barrier, _after, _before, head in cut.barriers:
+    for barrier, _after, _before, head, _lead in cut.barriers:
         for literal in (barrier, head) if head else (barrier,):
             edges += [literal, literal[:1], literal[1:], literal[: len(literal) // 2], literal[len(literal) // 2 :]]
     edges += ["}", ")", "]", "[", ",", " ,", "\n", " ", "\t", "x", "()", "[f(a=1)", "{}", cut.sentinel or "\x00", "\x00"]
     edges += [")\n", " )\n", "Some words", " f(x)", "},"]  # a look-behind's last character, then its tail
+    edges += [" [", "\n [", " \n", "<|python_start|> "]  # llama4_pythonic's head `\s*\[` after the cut
     return prefix, calls, list(dict.fromkeys(pieces + edges))
 
 
@@ -77,7 +78,7 @@ def test_region_shapes_after_a_cut_match_reference(name, shape):
     module = module_of(name)
     stream = shape_stream(name, shape, 300, module)
     head = module.ResponseParser.CUT.barriers[0][3] or "["
-    tail = [")", "\n", head, "f(", "x=1)", "\n", "g(", ")", ",", "}", " ,", "x"]
+    tail = [")", "\n", " \n ", head, "f(", "x=1)", "\n", "g(", ")", ",", "}", " ,", "x"]
     assert_same_behaviour(load_template(name), module, stream.prefix, stream.tokens + tail)
 
 

@@ -22,9 +22,10 @@ def lookbehind_body(pattern: str):
         # A literal, the tempered repeat, one character: reads at most the literal before the barrier.
         (r"(?<=<a>(?:(?!</a>).)*\})", Barrier("</a>", 1, 4, "<a>")),
         (r"(?<=<a>(?:(?!</a>).)*[)}]\s?)x", Barrier("</a>", 2, 4, "<a>")),
-        # The head is one literal only without repeats (`head` None).
-        # A one-character repeat left of the tempered one cannot cross the barrier's first character.
-        (r"(?<=<s>\s*\[(?:(?!<e>).)*\))", Barrier("<e>", 1, 4)),
+        # A one-character repeat left of the tempered one cannot cross the barrier's
+        # first character; the head is then the character after it, with its class.
+        (r"(?<=<s>\s*\[(?:(?!<e>).)*\))", Barrier("<e>", 1, 4, "[", "\\s")),
+        (r"(?<=<s>[ab]*\[\[(?:(?!<e>).)*\))", Barrier("<e>", 1, 4)),  # two characters after the run: no head
         # ... unless it can match it: `[^x]*` takes `<`.
         (r"(?<=<s>[^x]*\[(?:(?!<e>).)*\))", None),
         # Not a tempered repeat: `\s*`, `.*`, a lazy one, a look-ahead that is not a literal.

@@ -43,7 +43,8 @@ def _context_cut_code(program: Program) -> str:
     if cut is None:
         return ""
     barriers = "".join(
-        f"({python_literal(rule.barrier)}, {rule.after}, {rule.before}, {python_literal(rule.head)}), "
+        f"({python_literal(rule.barrier)}, {rule.after}, {rule.before}, {python_literal(rule.head)}, "
+        f"{python_literal(rule.lead)}), "
         for rule in cut.barriers
     )
     args = f"{cut.near}, ({barriers})"

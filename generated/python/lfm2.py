@@ -155,7 +155,7 @@ class ResponseParser(StreamParser):
     START_ANCHOR = Literals(["<|im_start|>assistant\n"], grows_at_edge=False)
     CONTEXT = -1
     # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
-    CUT = ContextCut(2, (("<|tool_call_end|>", 1, 20, "<|tool_call_start|>"),))
+    CUT = ContextCut(2, (("<|tool_call_end|>", 1, 20, "<|tool_call_start|>", None),))
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
     WATCH = {

@@ -119,7 +119,7 @@ class ResponseParser(StreamParser):
     CONTEXT = -1
     # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
     CUT = ContextCut(
-        2, (("<|python_end|>", 1, 17, None),), anchored="\\A(?:\\s*\\[)", sentinel="\x00"
+        2, (("<|python_end|>", 1, 17, "[", "\\s"),), anchored="\\A(?:\\s*\\[)", sentinel="\x00"
     )
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.

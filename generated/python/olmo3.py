@@ -152,7 +152,7 @@ class ResponseParser(StreamParser):
     START_ANCHOR = Literals(["<|im_start|>assistant\n"], grows_at_edge=False)
     CONTEXT = -1
     # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
-    CUT = ContextCut(2, (("</function_calls>", 1, 17, "<function_calls>"),))
+    CUT = ContextCut(2, (("</function_calls>", 1, 17, "<function_calls>", None),))
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
     WATCH = {
