@@ -84,7 +84,10 @@ works like a lexer over the text not yet consumed (the tail):
    (`(?<=^\\s*\\[.*\\))`) that can no longer match, because the text does
    not start with its head, is kept dead across the cut by a sentinel first
    character on which its head fails as on the real start; while the head
-   matches, the text is kept whole.
+   matches, the text is kept whole. A state without a scanner (llama4's
+   implicit region) takes every step unremembered, so its buffer is cut
+   only once longer than LAZY_CUT: a cut at every token would cost more
+   than the short searches it saves.
 5. Transitions. Opening and closing a region (content parsers, transforms,
    tool typing) run the single definitions below (`parse_*`, `Placeholder`,
    `type_tool_calls`), shared with every template, specialised once per
@@ -964,6 +967,7 @@ PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
 SETTLE_LIMIT = 1024  # longest rest after a transition the scanner answers for (see _settle)
 STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (see _step)
 LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
+LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _trim)
 SCAN_CONTEXT_LIMIT = 128  # with CONTEXT -1: longest buffer whose scan is remembered (see _scan_remembered)
 ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
 
@@ -1595,7 +1599,9 @@ class StreamParser:
                 self._buf = self._buf[cut:]
                 self._base += cut
                 self._pos -= cut
-        elif self.CUT is not None:
+        elif self.CUT is not None and (self._scanner is not None or len(self._buf) > LAZY_CUT):
+            # A state without a scanner takes every step unremembered (see
+            # _step): its buffer needs no short key, only a bounded length.
             self._cut_context()
 
     def _cut_context(self):
@@ -1797,7 +1803,7 @@ class StreamParser:
         (`</tool_call>` after `}\\n`, an open with its body's first piece)."""
         buf = self._buf
         pos = self._pos
-        if len(buf) - pos > STEP_LIMIT or (self.CONTEXT < 0 and len(buf) > STEP_LIMIT):
+        if len(buf) - pos > STEP_LIMIT or (self.CONTEXT < 0 and (len(buf) > STEP_LIMIT or self._scanner is None)):
             self._answer(events, scanner)
             return
         key = (self._state, self._opened, self._base == 0, pos, buf, scanner is None)
