@@ -67,9 +67,27 @@ works like a lexer over the text not yet consumed (the tail):
    what makes many small calls cheap: each call is the same few steps (an
    open with its body's first piece, `}` then `\n`, the close after them),
    so a call costs the replay and the region's value, not a search per
-   token. Buffers with more than STEP_LIMIT unconsumed characters, and
-   templates with unbounded look-behinds (CONTEXT -1, where the buffer is
-   not a bounded key), take the step unremembered.
+   token. Buffers with more than STEP_LIMIT unconsumed characters take the
+   step unremembered, and so do templates with unbounded look-behinds
+   (CONTEXT -1) while their buffer, all of the text, is longer than that.
+   Such a template's buffer is a bounded key again where the compiler
+   proves how far back each look-behind can read (`ContextCut`, from
+   compiler/lookbehind_reach.py): a tempered look-behind
+   `(?<=<|tools_prefix|>(?:(?!<|tools_suffix|>).)*\\})` cannot walk back
+   across a whole `<|tools_suffix|>` (its barrier), so each general step
+   first drops the text before the last barrier (less the few characters
+   the look-behind's head may still read; `_cut_context`), and a call's
+   steps see the same short buffer at every call. The text before the
+   first `<|tools_prefix|>` after that barrier goes too (the look-behind
+   finds no head in it: it answers as the text's start would), which keeps
+   content with `}` or `)` from being read back to the start at every line. An anchored look-behind
+   (`(?<=^\\s*\\[.*\\))`) that can no longer match, because the text does
+   not start with its head, is kept dead across the cut by a sentinel first
+   character on which its head fails as on the real start; while the head
+   matches, the text is kept whole. A state without a scanner (llama4's
+   implicit region) takes every step unremembered, so its buffer is cut
+   only once longer than LAZY_CUT: a cut at every token would cost more
+   than the short searches it saves.
 5. Transitions. Opening and closing a region (content parsers, transforms,
    tool typing) run the single definitions below (`parse_*`, `Placeholder`,
    `type_tool_calls`), shared with every template, specialised once per
@@ -91,9 +109,10 @@ and one prefix rule per alternative (`Pattern.branches`, `prefix_rules`):
 an exact alternative holds a trigger prefix (or the run of its lead before
 it) as a partial match; an inexact one sends the tail to the general search.
 Templates whose look-behinds are unbounded keep all of the text (CONTEXT
--1): on the common path the routed tokens join the buffer only when the
-general step needs it (`_materialize`), and the buffer grows in place
-(`_grow`) rather than being copied at every token.
+-1) since the last cut (see `_step` above): on the common path the routed
+tokens join the buffer only when the general step needs it (`_materialize`),
+and the buffer grows in place (`_grow`) rather than being copied at every
+token.
 
 Look-behind alternatives. An alternative that starts with a look-behind and
 gives no trigger string after it (glm47's `(?<=...\s*</tool_call>)`,
@@ -947,6 +966,9 @@ class Leads:
 PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
 SETTLE_LIMIT = 1024  # longest rest after a transition the scanner answers for (see _settle)
 STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (see _step)
+LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
+LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _trim)
+SCAN_CONTEXT_LIMIT = 128  # with CONTEXT -1: longest buffer whose scan is remembered (see _scan_remembered)
 ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
 
 
@@ -1157,6 +1179,56 @@ def last_anchor_end(anchor, text):
 # The streaming driver.
 # --------------------------------------------------------------------------
 
+class ContextCut:
+    """How much of the text a template with unbounded look-behinds (CONTEXT
+    -1) must really keep (compiler/lookbehind_reach.py proves it from the
+    patterns): each tempered look-behind `(?<=A(?:(?!B).)*C)` reads nothing
+    before `before` characters ahead of the last whole barrier `B` that
+    starts more than `after` characters before the read position, and, when
+    `A` is one literal (`head`), nothing before `before` characters ahead of
+    the first `A` after that barrier (nor, with none, ahead of the read
+    position less `after`: the rest answers as the text's start; with a
+    `lead` class, `head` is the character after a run of it, and the run is
+    kept too); bounded
+    readers need `near` characters; an anchored look-behind `(?<=^H.*...)`
+    (`anchored` is `^H`) is dead once the text's start is no match nor
+    partial match of it, and the kept text then starts with `sentinel`, on
+    which `^H` fails as on the real start."""
+
+    __slots__ = ("near", "barriers", "anchored", "sentinel", "_anchored_regex", "_leads")
+
+    def __init__(self, near, barriers, anchored=None, sentinel=None):
+        self.near = near
+        self.barriers = tuple(barriers)
+        self.anchored = anchored
+        self.sentinel = sentinel
+        self._anchored_regex = None
+        self._leads = {}
+
+    def lead_run_start(self, index, buf, base, at):
+        """Where the run of barrier `index`'s lead class ending right before
+        absolute position `at` starts (the look-behind reads it, and its
+        literal before it); `base` when the run reaches the buffer's start
+        or is longer than LEAD_RUN_LIMIT (then nothing is cut)."""
+        lead = self._leads.get(index)
+        if lead is None:
+            lead = self._leads[index] = regex_module().compile(self.barriers[index][4]).fullmatch
+        end = at - base
+        start = end
+        while start > 0 and end - start < LEAD_RUN_LIMIT and lead(buf[start - 1]):
+            start -= 1
+        return base if start == 0 or end - start >= LEAD_RUN_LIMIT else base + start
+
+    def __repr__(self):
+        return f"ContextCut({self.near!r}, {self.barriers!r}, {self.anchored!r}, {self.sentinel!r})"
+
+    def anchored_regex(self):
+        if self._anchored_regex is None:
+            rx = regex_module()
+            self._anchored_regex = rx.compile(self.anchored, rx.DOTALL)
+        return self._anchored_regex
+
+
 OPEN, CLOSE = 0, 1
 
 
@@ -1174,6 +1246,8 @@ class StreamParser:
       CONTEXT  characters kept before the read position for regex
                delimiters: 0 (none needed), k (look-behind width + 1), or
                -1 (all: unbounded look-behind)
+      CUT      with CONTEXT -1, a ContextCut when the compiler bounds every
+               unbounded look-behind's walk (else None: all text is kept)
       DEFAULTS the template's defaults
     """
 
@@ -1183,6 +1257,7 @@ class StreamParser:
     FAST = {}
     START_ANCHOR = None
     CONTEXT = 0
+    CUT = None
     DEFAULTS = {}
 
     def __init__(self, prefix=None, *, tools=None):
@@ -1208,6 +1283,13 @@ class StreamParser:
         self._scan_table = self._scan_tables()
         self._step_table = self._step_tables()
         self._trace = None  # the list _route/_open/_close record into (see _step)
+        if self.CUT is not None:
+            count = len(self.CUT.barriers)
+            self._barrier_last = [-1] * count  # absolute start of the last whole barrier seen
+            self._barrier_scanned = [0] * count  # barrier starts below this are searched
+            self._head_first = [-1] * count  # absolute start of the first head after the last barrier
+            self._head_scanned = [0] * count  # head starts below this are searched
+            self._anchored_state = None  # the anchored look-behind: None undecided, True dead, False alive
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
         self._captures = {}
@@ -1469,8 +1551,11 @@ class StreamParser:
     def _note_held(self):
         """After processing: trim; open the common path when nothing is held
         but (perhaps) a run of the state's hold lead, which moves to the
-        pieces; otherwise note whether the held text is all hold lead."""
-        self._trim()
+        pieces; otherwise note whether the held text is all hold lead.
+        (A buffer with a ContextCut is cut by the next _append, right before
+        the step that reads it.)"""
+        if self.CONTEXT >= 0:
+            self._trim()
         scanner = self._scanner
         self._hot = self._lead_hot = None
         if scanner is None:
@@ -1514,6 +1599,91 @@ class StreamParser:
                 self._buf = self._buf[cut:]
                 self._base += cut
                 self._pos -= cut
+        elif self.CUT is not None and (self._scanner is not None or len(self._buf) > LAZY_CUT):
+            # A state without a scanner takes every step unremembered (see
+            # _step): its buffer needs no short key, only a bounded length.
+            self._cut_context()
+
+    def _cut_context(self):
+        """CONTEXT -1 with a ContextCut: drop the text no look-behind can read
+        any more (see ContextCut), so the buffer, the key of the remembered
+        steps, is short again after each barrier. Each barrier is searched
+        for in new text only: every character is searched a bounded number
+        of times."""
+        if self._anchored_state is False:
+            return  # the anchored look-behind is alive: it reads back to the start
+        buf = self._buf
+        base = self._base
+        pos = self._pos
+        top = base + len(buf)
+        rule = self.CUT
+        target = base + pos - rule.near  # absolute positions from here on
+        last = self._barrier_last
+        scanned = self._barrier_scanned
+        heads = self._head_first
+        index = 0
+        for barrier, after, before, head, lead in rule.barriers:
+            size = len(barrier)
+            limit = base + pos - after - 1  # the last start a barrier (or head) may have
+            end = limit + size
+            if end > top:
+                end = top
+            if end - scanned[index] >= size:
+                start = scanned[index] - base
+                found = buf.rfind(barrier, start if start > 0 else 0, end - base)
+                if found >= 0:
+                    last[index] = base + found
+                    if head is not None:
+                        heads[index] = -1  # the head is searched for again after the new barrier
+                        self._head_scanned[index] = max(base + found + 1 - len(head), 0)
+                scanned[index] = end - size + 1
+            if head is not None:
+                # The first head after the last barrier; the text before it
+                # (without one: all but `before` + `after` characters) can go.
+                at = heads[index]
+                if at < 0:
+                    hsize = len(head)
+                    hend = limit + hsize
+                    if hend > top:
+                        hend = top
+                    hstart = self._head_scanned[index]
+                    if hend - hstart >= hsize:
+                        found = buf.find(head, hstart - base if hstart > base else 0, hend - base)
+                        if found >= 0:
+                            at = heads[index] = base + found
+                        self._head_scanned[index] = hend - hsize + 1
+                    if at < 0:
+                        at = limit if lead is None else limit + 1
+                if lead is not None:
+                    at = rule.lead_run_start(index, buf, base, at)
+                free = at - before
+                barred = last[index] - before
+                at = free if free > barred else barred
+            else:
+                at = last[index]
+                if at < 0:
+                    return  # no barrier yet: the look-behind may walk back to the start
+                at -= before
+            if at < target:
+                target = at
+            index += 1
+        cut = target - base
+        if cut <= 0:
+            return
+        if rule.anchored is not None:
+            if self._anchored_state is None:
+                # base is 0 here: nothing was cut before this was decided
+                found = rule.anchored_regex().match(buf, partial=True)
+                if found is not None:
+                    if not found.partial:
+                        self._anchored_state = False
+                    return
+                self._anchored_state = True
+            self._buf = rule.sentinel + buf[cut + 1 :]
+        else:
+            self._buf = buf[cut:]
+        self._base = target
+        self._pos = pos - cut
 
     def _append(self, text):
         self._join_pieces()
@@ -1592,13 +1762,13 @@ class StreamParser:
         pos = self._pos
         buf = self._buf
         context = self.CONTEXT
-        if context < 0 or len(buf) - pos > 64:
+        if (len(buf) > SCAN_CONTEXT_LIMIT) if context < 0 else (len(buf) - pos > 64):
             best, hold = self._scan(watch, eos)
             if best is not None and best[4] is not None:
                 kind, index, start, end, match = best
                 best = kind, index, start, end, {k: v for k, v in match.groupdict().items() if v is not None}
             return best, hold
-        behind = context if pos >= context else pos
+        behind = context if 0 <= context <= pos else pos  # CONTEXT -1: all of the (short or cut) buffer
         key = (self._state, eos, self._base == 0 and pos == behind, behind, buf[pos - behind :] if behind else buf[pos:])
         table = self._scan_table
         known = table.get(key)
@@ -1633,7 +1803,7 @@ class StreamParser:
         (`</tool_call>` after `}\\n`, an open with its body's first piece)."""
         buf = self._buf
         pos = self._pos
-        if self.CONTEXT < 0 or len(buf) - pos > STEP_LIMIT:
+        if len(buf) - pos > STEP_LIMIT or (self.CONTEXT < 0 and (len(buf) > STEP_LIMIT or self._scanner is None)):
             self._answer(events, scanner)
             return
         key = (self._state, self._opened, self._base == 0, pos, buf, scanner is None)
