@@ -91,15 +91,22 @@ works like a lexer over the text not yet consumed (the tail):
 5. Transitions. Opening and closing a region (content parsers, transforms,
    tool typing) run the single definitions below (`parse_*`, `Placeholder`,
    `type_tool_calls`), shared with every template, specialised once per
-   field where that pays: a transform is walked once into a builder
-   (`transform_builder`), json without dialect options tries `json.loads`
-   first, the dialects' string delimiters and (on ASCII bodies) unquoted
+   field where that pays: a transform is compiled once into one Python
+   expression building its value (`transform_builder`), json without dialect
+   options tries `json.loads` first, through json's own scanner without the
+   whitespace regexes around it (`json_loads`), the dialects' string delimiters and (on ASCII bodies) unquoted
    keys run in the standard `re` module, which finds the same matches as
    `regex` there, faster; the regexes content parsers build from their
    arguments are compiled once per process (`compiled_regex`). Right after
    a transition the new state's scanner answers for the rest of the buffer
    (`_settle`), so a call body that arrives with its open is routed without
    a search.
+
+Whole texts. `parse_response` hands a text longer than SETTLE_LIMIT to the
+general step directly: the common path's table lookup would hash all of it
+(as long as a search), and a long chunk is never kept in a scanner's table
+of plain tokens (LEARN_LIMIT), which would otherwise keep every output a
+server parses.
 
 Alternatives. Where the whole-pattern analysis gives up (a look-behind, a
 look-ahead or an anchor where an alternative starts: `</think>|(?=\s*<tool_call>)`,
@@ -258,7 +265,7 @@ def parse_json(text, args):
         # json.dumps of a str with its defaults is exactly this
         working = working.replace(f"{_SENTINEL_OPEN}{index}{_SENTINEL_CLOSE}", encode_basestring_ascii(value))
     try:
-        return json.loads(working)
+        return json_loads(working)
     except json.JSONDecodeError as error:
         # The original body, not the rewritten one [content.json.allow_non_json,
         # content.json.allow_non_json.strip-false]
@@ -382,23 +389,90 @@ def apply_transform(node, scope):
 def transform_builder(node):
     """A transform walked once: a function of the scope that builds its
     value (in the order of the transform, so the same error comes first)
-    without asking each node's type again at every close."""
+    without asking each node's type again at every close. The function is
+    Python source made from the transform (one dict/list display, the
+    placeholders' lookups called in it), compiled once per field; the
+    closures below build the same value where that is not possible."""
+    source_parts = []
+    names = {}
+    if _transform_source(node, source_parts, names):
+        code = "lambda scope: " + "".join(source_parts)
+        return eval(code, {"__builtins__": {}, **names})  # noqa: S307 - source made above from the transform's shape
+    return _transform_closures(node)
+
+
+def _transform_source(node, out, names):
+    """Append the Python expression building `node` to `out` (values and
+    placeholder lookups bound in `names`); False when the transform is too
+    deep to emit as one expression."""
+    if len(names) > 200 or len(out) > 2000:
+        return False
     if isinstance(node, dict):
-        parts = tuple((key, transform_builder(value)) for key, value in node.items())
+        out.append("{")
+        for key, value in node.items():
+            name = f"k{len(names)}"
+            names[name] = key
+            out.append(f"{name}: ")
+            if not _transform_source(value, out, names):
+                return False
+            out.append(", ")
+        out.append("}")
+        return True
+    if isinstance(node, list):
+        out.append("[")
+        for value in node:
+            if not _transform_source(value, out, names):
+                return False
+            out.append(", ")
+        out.append("]")
+        return True
+    name = f"v{len(names)}"
+    if isinstance(node, Placeholder):
+        names[name] = node.resolve
+        out.append(f"{name}(scope)")
+    else:
+        names[name] = node
+        out.append(name)
+    return True
+
+
+def _transform_closures(node):
+    """`transform_builder` as nested closures."""
+    if isinstance(node, dict):
+        parts = tuple((key, _transform_closures(value)) for key, value in node.items())
         return lambda scope: {key: build(scope) for key, build in parts}
     if isinstance(node, list):
-        parts = tuple(transform_builder(value) for value in node)
+        parts = tuple(_transform_closures(value) for value in node)
         return lambda scope: [build(scope) for build in parts]
     if isinstance(node, Placeholder):
         return node.resolve
     return lambda scope: node
 
 
+_SCAN_JSON = json.JSONDecoder().scan_once  # json's own scanner (C), as json.loads runs it
+_JSON_SPACE = " \t\n\r"  # json.decoder.WHITESPACE
+
+
+def json_loads(text):
+    """`json.loads(text)` for a str: json's scanner called directly, without
+    the two whitespace regex matches around it; anything but a clean value
+    with only JSON whitespace around it goes to json.loads itself, for the
+    same value or the same error."""
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    try:
+        value, end = _SCAN_JSON(text, start)
+    except StopIteration:
+        return json.loads(text)
+    if end == len(text) or not text[end:].strip(_JSON_SPACE):
+        return value
+    return json.loads(text)
+
+
 def parse_plain_json(text, args):
     """`parse_json` for a field with no dialect options: json.loads, and
     parse_json's error when that fails."""
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError:
         return parse_json(text, args)
 
@@ -965,9 +1039,10 @@ class Leads:
 
 PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
 SETTLE_LIMIT = 1024  # longest rest after a transition the scanner answers for (see _settle)
+LEARN_LIMIT = 64  # longest text kept in a scanner's table of plain tokens
 STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (see _step)
 LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
-LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _trim)
+LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _append)
 SCAN_CONTEXT_LIMIT = 128  # with CONTEXT -1: longest buffer whose scan is remembered (see _scan_remembered)
 ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
 
@@ -1386,7 +1461,8 @@ class StreamParser:
                     return self._feed_general(text)
         if hot.leads.holds_char(text[-1]):
             return self._feed_lead_end(hot, text, held)
-        hot.learn(text)
+        if len(text) <= LEARN_LIMIT:  # a long chunk is not a token met again: not kept
+            hot.learn(text)
         if held:
             text = "".join(held) + text
             self._pieces = []
@@ -1554,15 +1630,29 @@ class StreamParser:
         pieces; otherwise note whether the held text is all hold lead.
         (A buffer with a ContextCut is cut by the next _append, right before
         the step that reads it.)"""
-        if self.CONTEXT >= 0:
-            self._trim()
+        pos, buf = self._pos, self._buf
+        context = self.CONTEXT
+        if context >= 0 and pos > context:  # trimmed as in _append
+            cut = pos - context
+            self._buf = buf = buf[cut:]
+            self._base += cut
+            self._pos = pos = context
         scanner = self._scanner
         self._hot = self._lead_hot = None
         if scanner is None:
             self._held_in_lead = False
             return
+        if pos >= len(buf) and not scanner.behind:
+            # nothing held: the common path opens when a region is
+            if self._opened and self._current is not None:
+                self._hot = scanner
+                self._held_in_lead = False
+                self._stale = True
+                self._hot_from = len(self._body)
+            else:
+                self._held_in_lead = False
+            return
         lead = scanner.hold_lead
-        pos, buf = self._pos, self._buf
         held = buf[pos:] if pos < len(buf) else ""
         in_lead = (
             not held
@@ -1589,20 +1679,6 @@ class StreamParser:
         behind = scanner.behind
         pos = self._pos
         return pos > 0 and self._buf[pos - 1] not in behind
-
-    def _trim(self):
-        """Drop consumed text, keeping the context regex delimiters read behind."""
-        context = self.CONTEXT
-        if context >= 0:
-            cut = self._pos - context
-            if cut > 0:
-                self._buf = self._buf[cut:]
-                self._base += cut
-                self._pos -= cut
-        elif self.CUT is not None and (self._scanner is not None or len(self._buf) > LAZY_CUT):
-            # A state without a scanner takes every step unremembered (see
-            # _step): its buffer needs no short key, only a bounded length.
-            self._cut_context()
 
     def _cut_context(self):
         """CONTEXT -1 with a ContextCut: drop the text no look-behind can read
@@ -1686,9 +1762,36 @@ class StreamParser:
         self._pos = pos - cut
 
     def _append(self, text):
-        self._join_pieces()
-        self._trim()
-        self._grow(text)
+        """The held pieces and `text` join the buffer, the consumed text no
+        delimiter reads dropped first (`_join_pieces`, the trim to CONTEXT or
+        the ContextCut, and `_grow` in one: this runs at every token off the
+        common path)."""
+        pieces = self._pieces
+        if pieces:
+            text = "".join(pieces) + text if text else "".join(pieces)
+            self._pieces = []
+        if self._matches:
+            self._matches.clear()
+        buf = self._buf
+        self._buf = ""  # the local is its only reference: `+=` extends it in place (see _grow)
+        context = self.CONTEXT
+        if context >= 0:
+            cut = self._pos - context
+            if cut > 0:
+                buf = buf[cut:]
+                self._base += cut
+                self._pos -= cut
+        elif self.CUT is not None and (self._scanner is not None or len(buf) > LAZY_CUT):
+            # CONTEXT -1 with a ContextCut: the text no look-behind can read
+            # any more goes, right before the step that reads the buffer. A
+            # state without a scanner takes every step unremembered (see
+            # _step): its buffer needs no short key, only a bounded length.
+            self._buf = buf
+            self._cut_context()
+            buf = self._buf
+            self._buf = ""
+        buf += text
+        self._buf = buf
 
     # -- the state machine -------------------------------------------------
 
@@ -1995,6 +2098,11 @@ def run_parse_response(parser_class, text, prefix, tools):
     messages = []
     for one_text, one_prefix in zip(texts, prefixes):
         parser = parser_class(one_prefix, tools=tools)
-        parser.feed(one_text)
+        if len(one_text) > SETTLE_LIMIT and isinstance(one_text, str):
+            # A whole text is no token: straight to the search, without the
+            # common path's table lookup (which would hash all of it).
+            parser._feed_general(one_text)
+        else:
+            parser.feed(one_text)
         messages.append(parser.finalize()[0])
     return messages if batched else messages[0]
