@@ -6,6 +6,10 @@ speed suite's streams (benchmarks/streams.py), in ns per token.
 
 Python and Node each time their own parser in their own process (best of
 N, streaming token by token and whole text); both messages must agree.
+Beside the prose streams, the degenerate newline stream (1,600 and 8,000
+newlines, one per token, in the template's main text region, as
+benchmarks/go_streams.py has): a held whitespace run that a delimiter may
+still start with (`\\s*<tool_call>`) must cost a flat amount per token.
 Prints a table and writes benchmarks/node_latest.txt and node_results.json.
 """
 
@@ -20,10 +24,11 @@ import tempfile
 from pathlib import Path
 
 from .__main__ import _timed, load_module
-from .streams import TEMPLATES, build, tokenize
+from .streams import TEMPLATES, build, degenerate, tokenize
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+NEWLINE_COUNTS = (1_600, 8_000)
 
 
 def python_timings(name: str, prefix: str, tokens: list[str], repeat: int) -> tuple[float, float, dict]:
@@ -56,7 +61,12 @@ def main(argv: list[str] | None = None) -> int:
         for length in lengths:
             stream = build(name, length)
             tokens = tokenize(stream.text, stream.specials, seed=length)
-            cases.append({"template": name, "length": length, "prefix": stream.prefix, "tokens": tokens})
+            cases.append({"template": name, "shape": "prose", "length": length, "prefix": stream.prefix, "tokens": tokens})
+        for count in NEWLINE_COUNTS:
+            stream = degenerate(name, "newlines", count)
+            cases.append(
+                {"template": name, "shape": "newlines", "length": count, "prefix": stream.prefix, "tokens": list(stream.text)}
+            )
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "cases.json"
         path.write_text(json.dumps({"cases": cases, "repeat": repeat}), encoding="utf-8")
@@ -73,11 +83,14 @@ def main(argv: list[str] | None = None) -> int:
         assert json.loads(json.dumps(message)) == row.pop("message"), f"{case['template']}: JS and Python messages differ"
         row["py_stream_ns_per_token"] = py_stream
         row["py_whole_ns_per_token"] = py_whole
-    header = "| template | tokens | Python stream ns/token | Node stream ns/token | Python whole ns/token | Node whole ns/token |"
-    lines = [header, "|---|---:|---:|---:|---:|---:|"]
+    header = (
+        "| template | stream | tokens | Python stream ns/token | Node stream ns/token "
+        "| Python whole ns/token | Node whole ns/token |"
+    )
+    lines = [header, "|---|---|---:|---:|---:|---:|---:|"]
     for row in rows:
         lines.append(
-            f"| {row['template']} | {row['tokens']:,} | {row['py_stream_ns_per_token']:,.0f} | "
+            f"| {row['template']} | {row['shape']} | {row['tokens']:,} | {row['py_stream_ns_per_token']:,.0f} | "
             f"{row['js_stream_ns_per_token']:,.0f} | {row['py_whole_ns_per_token']:,.0f} | {row['js_whole_ns_per_token']:,.0f} |"
         )
     table = "\n".join(lines)

@@ -37,6 +37,7 @@ for (const item of cases) {
   const times = item.tokens.length > 50000 ? Math.max(2, Math.floor(repeat / 2)) : repeat;
   rows.push({
     template: item.template,
+    shape: item.shape,
     length: item.length,
     tokens: tokens.length,
     js_stream_ns_per_token: best(stream, times) / tokens.length,

@@ -1,5 +1,6 @@
 """Trigger strings per alternative, for delimiters the whole-pattern analysis
-(compiler/analysis.py) gives up on. Used by the Python backend only.
+(compiler/analysis.py) gives up on. Used by the Python backend, and by the
+Go backend as one search hint per delimiter (`branch_search_hint`).
 
 `analysis.fast_path_of` needs every match to be lead characters then a
 trigger string, read from the front of the whole pattern; it refuses a

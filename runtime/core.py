@@ -67,21 +67,46 @@ works like a lexer over the text not yet consumed (the tail):
    what makes many small calls cheap: each call is the same few steps (an
    open with its body's first piece, `}` then `\n`, the close after them),
    so a call costs the replay and the region's value, not a search per
-   token. Buffers with more than STEP_LIMIT unconsumed characters, and
-   templates with unbounded look-behinds (CONTEXT -1, where the buffer is
-   not a bounded key), take the step unremembered.
+   token. Buffers with more than STEP_LIMIT unconsumed characters take the
+   step unremembered, and so do templates with unbounded look-behinds
+   (CONTEXT -1) while their buffer, all of the text, is longer than that.
+   Such a template's buffer is a bounded key again where the compiler
+   proves how far back each look-behind can read (`ContextCut`, from
+   compiler/lookbehind_reach.py): a tempered look-behind
+   `(?<=<|tools_prefix|>(?:(?!<|tools_suffix|>).)*\\})` cannot walk back
+   across a whole `<|tools_suffix|>` (its barrier), so each general step
+   first drops the text before the last barrier (less the few characters
+   the look-behind's head may still read; `_cut_context`), and a call's
+   steps see the same short buffer at every call. The text before the
+   first `<|tools_prefix|>` after that barrier goes too (the look-behind
+   finds no head in it: it answers as the text's start would), which keeps
+   content with `}` or `)` from being read back to the start at every line. An anchored look-behind
+   (`(?<=^\\s*\\[.*\\))`) that can no longer match, because the text does
+   not start with its head, is kept dead across the cut by a sentinel first
+   character on which its head fails as on the real start; while the head
+   matches, the text is kept whole. A state without a scanner (llama4's
+   implicit region) takes every step unremembered, so its buffer is cut
+   only once longer than LAZY_CUT: a cut at every token would cost more
+   than the short searches it saves.
 5. Transitions. Opening and closing a region (content parsers, transforms,
    tool typing) run the single definitions below (`parse_*`, `Placeholder`,
    `type_tool_calls`), shared with every template, specialised once per
-   field where that pays: a transform is walked once into a builder
-   (`transform_builder`), json without dialect options tries `json.loads`
-   first, the dialects' string delimiters and (on ASCII bodies) unquoted
+   field where that pays: a transform is compiled once into one Python
+   expression building its value (`transform_builder`), json without dialect
+   options tries `json.loads` first, through json's own scanner without the
+   whitespace regexes around it (`json_loads`), the dialects' string delimiters and (on ASCII bodies) unquoted
    keys run in the standard `re` module, which finds the same matches as
    `regex` there, faster; the regexes content parsers build from their
    arguments are compiled once per process (`compiled_regex`). Right after
    a transition the new state's scanner answers for the rest of the buffer
    (`_settle`), so a call body that arrives with its open is routed without
    a search.
+
+Whole texts. `parse_response` hands a text longer than SETTLE_LIMIT to the
+general step directly: the common path's table lookup would hash all of it
+(as long as a search), and a long chunk is never kept in a scanner's table
+of plain tokens (LEARN_LIMIT), which would otherwise keep every output a
+server parses.
 
 Alternatives. Where the whole-pattern analysis gives up (a look-behind, a
 look-ahead or an anchor where an alternative starts: `</think>|(?=\s*<tool_call>)`,
@@ -91,9 +116,10 @@ and one prefix rule per alternative (`Pattern.branches`, `prefix_rules`):
 an exact alternative holds a trigger prefix (or the run of its lead before
 it) as a partial match; an inexact one sends the tail to the general search.
 Templates whose look-behinds are unbounded keep all of the text (CONTEXT
--1): on the common path the routed tokens join the buffer only when the
-general step needs it (`_materialize`), and the buffer grows in place
-(`_grow`) rather than being copied at every token.
+-1) since the last cut (see `_step` above): on the common path the routed
+tokens join the buffer only when the general step needs it (`_materialize`),
+and the buffer grows in place (`_grow`) rather than being copied at every
+token.
 
 Look-behind alternatives. An alternative that starts with a look-behind and
 gives no trigger string after it (glm47's `(?<=...\s*</tool_call>)`,
@@ -239,7 +265,7 @@ def parse_json(text, args):
         # json.dumps of a str with its defaults is exactly this
         working = working.replace(f"{_SENTINEL_OPEN}{index}{_SENTINEL_CLOSE}", encode_basestring_ascii(value))
     try:
-        return json.loads(working)
+        return json_loads(working)
     except json.JSONDecodeError as error:
         # The original body, not the rewritten one [content.json.allow_non_json,
         # content.json.allow_non_json.strip-false]
@@ -363,23 +389,90 @@ def apply_transform(node, scope):
 def transform_builder(node):
     """A transform walked once: a function of the scope that builds its
     value (in the order of the transform, so the same error comes first)
-    without asking each node's type again at every close."""
+    without asking each node's type again at every close. The function is
+    Python source made from the transform (one dict/list display, the
+    placeholders' lookups called in it), compiled once per field; the
+    closures below build the same value where that is not possible."""
+    source_parts = []
+    names = {}
+    if _transform_source(node, source_parts, names):
+        code = "lambda scope: " + "".join(source_parts)
+        return eval(code, {"__builtins__": {}, **names})  # noqa: S307 - source made above from the transform's shape
+    return _transform_closures(node)
+
+
+def _transform_source(node, out, names):
+    """Append the Python expression building `node` to `out` (values and
+    placeholder lookups bound in `names`); False when the transform is too
+    deep to emit as one expression."""
+    if len(names) > 200 or len(out) > 2000:
+        return False
     if isinstance(node, dict):
-        parts = tuple((key, transform_builder(value)) for key, value in node.items())
+        out.append("{")
+        for key, value in node.items():
+            name = f"k{len(names)}"
+            names[name] = key
+            out.append(f"{name}: ")
+            if not _transform_source(value, out, names):
+                return False
+            out.append(", ")
+        out.append("}")
+        return True
+    if isinstance(node, list):
+        out.append("[")
+        for value in node:
+            if not _transform_source(value, out, names):
+                return False
+            out.append(", ")
+        out.append("]")
+        return True
+    name = f"v{len(names)}"
+    if isinstance(node, Placeholder):
+        names[name] = node.resolve
+        out.append(f"{name}(scope)")
+    else:
+        names[name] = node
+        out.append(name)
+    return True
+
+
+def _transform_closures(node):
+    """`transform_builder` as nested closures."""
+    if isinstance(node, dict):
+        parts = tuple((key, _transform_closures(value)) for key, value in node.items())
         return lambda scope: {key: build(scope) for key, build in parts}
     if isinstance(node, list):
-        parts = tuple(transform_builder(value) for value in node)
+        parts = tuple(_transform_closures(value) for value in node)
         return lambda scope: [build(scope) for build in parts]
     if isinstance(node, Placeholder):
         return node.resolve
     return lambda scope: node
 
 
+_SCAN_JSON = json.JSONDecoder().scan_once  # json's own scanner (C), as json.loads runs it
+_JSON_SPACE = " \t\n\r"  # json.decoder.WHITESPACE
+
+
+def json_loads(text):
+    """`json.loads(text)` for a str: json's scanner called directly, without
+    the two whitespace regex matches around it; anything but a clean value
+    with only JSON whitespace around it goes to json.loads itself, for the
+    same value or the same error."""
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    try:
+        value, end = _SCAN_JSON(text, start)
+    except StopIteration:
+        return json.loads(text)
+    if end == len(text) or not text[end:].strip(_JSON_SPACE):
+        return value
+    return json.loads(text)
+
+
 def parse_plain_json(text, args):
     """`parse_json` for a field with no dialect options: json.loads, and
     parse_json's error when that fails."""
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError:
         return parse_json(text, args)
 
@@ -946,7 +1039,11 @@ class Leads:
 
 PLAIN_TOKENS = 1 << 15  # bound on each scanner's table of plain tokens
 SETTLE_LIMIT = 1024  # longest rest after a transition the scanner answers for (see _settle)
+LEARN_LIMIT = 64  # longest text kept in a scanner's table of plain tokens
 STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (see _step)
+LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
+LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _append)
+SCAN_CONTEXT_LIMIT = 128  # with CONTEXT -1: longest buffer whose scan is remembered (see _scan_remembered)
 ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
 
 
@@ -1157,6 +1254,56 @@ def last_anchor_end(anchor, text):
 # The streaming driver.
 # --------------------------------------------------------------------------
 
+class ContextCut:
+    """How much of the text a template with unbounded look-behinds (CONTEXT
+    -1) must really keep (compiler/lookbehind_reach.py proves it from the
+    patterns): each tempered look-behind `(?<=A(?:(?!B).)*C)` reads nothing
+    before `before` characters ahead of the last whole barrier `B` that
+    starts more than `after` characters before the read position, and, when
+    `A` is one literal (`head`), nothing before `before` characters ahead of
+    the first `A` after that barrier (nor, with none, ahead of the read
+    position less `after`: the rest answers as the text's start; with a
+    `lead` class, `head` is the character after a run of it, and the run is
+    kept too); bounded
+    readers need `near` characters; an anchored look-behind `(?<=^H.*...)`
+    (`anchored` is `^H`) is dead once the text's start is no match nor
+    partial match of it, and the kept text then starts with `sentinel`, on
+    which `^H` fails as on the real start."""
+
+    __slots__ = ("near", "barriers", "anchored", "sentinel", "_anchored_regex", "_leads")
+
+    def __init__(self, near, barriers, anchored=None, sentinel=None):
+        self.near = near
+        self.barriers = tuple(barriers)
+        self.anchored = anchored
+        self.sentinel = sentinel
+        self._anchored_regex = None
+        self._leads = {}
+
+    def lead_run_start(self, index, buf, base, at):
+        """Where the run of barrier `index`'s lead class ending right before
+        absolute position `at` starts (the look-behind reads it, and its
+        literal before it); `base` when the run reaches the buffer's start
+        or is longer than LEAD_RUN_LIMIT (then nothing is cut)."""
+        lead = self._leads.get(index)
+        if lead is None:
+            lead = self._leads[index] = regex_module().compile(self.barriers[index][4]).fullmatch
+        end = at - base
+        start = end
+        while start > 0 and end - start < LEAD_RUN_LIMIT and lead(buf[start - 1]):
+            start -= 1
+        return base if start == 0 or end - start >= LEAD_RUN_LIMIT else base + start
+
+    def __repr__(self):
+        return f"ContextCut({self.near!r}, {self.barriers!r}, {self.anchored!r}, {self.sentinel!r})"
+
+    def anchored_regex(self):
+        if self._anchored_regex is None:
+            rx = regex_module()
+            self._anchored_regex = rx.compile(self.anchored, rx.DOTALL)
+        return self._anchored_regex
+
+
 OPEN, CLOSE = 0, 1
 
 
@@ -1174,6 +1321,8 @@ class StreamParser:
       CONTEXT  characters kept before the read position for regex
                delimiters: 0 (none needed), k (look-behind width + 1), or
                -1 (all: unbounded look-behind)
+      CUT      with CONTEXT -1, a ContextCut when the compiler bounds every
+               unbounded look-behind's walk (else None: all text is kept)
       DEFAULTS the template's defaults
     """
 
@@ -1183,6 +1332,7 @@ class StreamParser:
     FAST = {}
     START_ANCHOR = None
     CONTEXT = 0
+    CUT = None
     DEFAULTS = {}
 
     def __init__(self, prefix=None, *, tools=None):
@@ -1208,6 +1358,13 @@ class StreamParser:
         self._scan_table = self._scan_tables()
         self._step_table = self._step_tables()
         self._trace = None  # the list _route/_open/_close record into (see _step)
+        if self.CUT is not None:
+            count = len(self.CUT.barriers)
+            self._barrier_last = [-1] * count  # absolute start of the last whole barrier seen
+            self._barrier_scanned = [0] * count  # barrier starts below this are searched
+            self._head_first = [-1] * count  # absolute start of the first head after the last barrier
+            self._head_scanned = [0] * count  # head starts below this are searched
+            self._anchored_state = None  # the anchored look-behind: None undecided, True dead, False alive
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
         self._captures = {}
@@ -1304,7 +1461,8 @@ class StreamParser:
                     return self._feed_general(text)
         if hot.leads.holds_char(text[-1]):
             return self._feed_lead_end(hot, text, held)
-        hot.learn(text)
+        if len(text) <= LEARN_LIMIT:  # a long chunk is not a token met again: not kept
+            hot.learn(text)
         if held:
             text = "".join(held) + text
             self._pieces = []
@@ -1469,15 +1627,32 @@ class StreamParser:
     def _note_held(self):
         """After processing: trim; open the common path when nothing is held
         but (perhaps) a run of the state's hold lead, which moves to the
-        pieces; otherwise note whether the held text is all hold lead."""
-        self._trim()
+        pieces; otherwise note whether the held text is all hold lead.
+        (A buffer with a ContextCut is cut by the next _append, right before
+        the step that reads it.)"""
+        pos, buf = self._pos, self._buf
+        context = self.CONTEXT
+        if context >= 0 and pos > context:  # trimmed as in _append
+            cut = pos - context
+            self._buf = buf = buf[cut:]
+            self._base += cut
+            self._pos = pos = context
         scanner = self._scanner
         self._hot = self._lead_hot = None
         if scanner is None:
             self._held_in_lead = False
             return
+        if pos >= len(buf) and not scanner.behind:
+            # nothing held: the common path opens when a region is
+            if self._opened and self._current is not None:
+                self._hot = scanner
+                self._held_in_lead = False
+                self._stale = True
+                self._hot_from = len(self._body)
+            else:
+                self._held_in_lead = False
+            return
         lead = scanner.hold_lead
-        pos, buf = self._pos, self._buf
         held = buf[pos:] if pos < len(buf) else ""
         in_lead = (
             not held
@@ -1505,20 +1680,118 @@ class StreamParser:
         pos = self._pos
         return pos > 0 and self._buf[pos - 1] not in behind
 
-    def _trim(self):
-        """Drop consumed text, keeping the context regex delimiters read behind."""
+    def _cut_context(self):
+        """CONTEXT -1 with a ContextCut: drop the text no look-behind can read
+        any more (see ContextCut), so the buffer, the key of the remembered
+        steps, is short again after each barrier. Each barrier is searched
+        for in new text only: every character is searched a bounded number
+        of times."""
+        if self._anchored_state is False:
+            return  # the anchored look-behind is alive: it reads back to the start
+        buf = self._buf
+        base = self._base
+        pos = self._pos
+        top = base + len(buf)
+        rule = self.CUT
+        target = base + pos - rule.near  # absolute positions from here on
+        last = self._barrier_last
+        scanned = self._barrier_scanned
+        heads = self._head_first
+        index = 0
+        for barrier, after, before, head, lead in rule.barriers:
+            size = len(barrier)
+            limit = base + pos - after - 1  # the last start a barrier (or head) may have
+            end = limit + size
+            if end > top:
+                end = top
+            if end - scanned[index] >= size:
+                start = scanned[index] - base
+                found = buf.rfind(barrier, start if start > 0 else 0, end - base)
+                if found >= 0:
+                    last[index] = base + found
+                    if head is not None:
+                        heads[index] = -1  # the head is searched for again after the new barrier
+                        self._head_scanned[index] = max(base + found + 1 - len(head), 0)
+                scanned[index] = end - size + 1
+            if head is not None:
+                # The first head after the last barrier; the text before it
+                # (without one: all but `before` + `after` characters) can go.
+                at = heads[index]
+                if at < 0:
+                    hsize = len(head)
+                    hend = limit + hsize
+                    if hend > top:
+                        hend = top
+                    hstart = self._head_scanned[index]
+                    if hend - hstart >= hsize:
+                        found = buf.find(head, hstart - base if hstart > base else 0, hend - base)
+                        if found >= 0:
+                            at = heads[index] = base + found
+                        self._head_scanned[index] = hend - hsize + 1
+                    if at < 0:
+                        at = limit if lead is None else limit + 1
+                if lead is not None:
+                    at = rule.lead_run_start(index, buf, base, at)
+                free = at - before
+                barred = last[index] - before
+                at = free if free > barred else barred
+            else:
+                at = last[index]
+                if at < 0:
+                    return  # no barrier yet: the look-behind may walk back to the start
+                at -= before
+            if at < target:
+                target = at
+            index += 1
+        cut = target - base
+        if cut <= 0:
+            return
+        if rule.anchored is not None:
+            if self._anchored_state is None:
+                # base is 0 here: nothing was cut before this was decided
+                found = rule.anchored_regex().match(buf, partial=True)
+                if found is not None:
+                    if not found.partial:
+                        self._anchored_state = False
+                    return
+                self._anchored_state = True
+            self._buf = rule.sentinel + buf[cut + 1 :]
+        else:
+            self._buf = buf[cut:]
+        self._base = target
+        self._pos = pos - cut
+
+    def _append(self, text):
+        """The held pieces and `text` join the buffer, the consumed text no
+        delimiter reads dropped first (`_join_pieces`, the trim to CONTEXT or
+        the ContextCut, and `_grow` in one: this runs at every token off the
+        common path)."""
+        pieces = self._pieces
+        if pieces:
+            text = "".join(pieces) + text if text else "".join(pieces)
+            self._pieces = []
+        if self._matches:
+            self._matches.clear()
+        buf = self._buf
+        self._buf = ""  # the local is its only reference: `+=` extends it in place (see _grow)
         context = self.CONTEXT
         if context >= 0:
             cut = self._pos - context
             if cut > 0:
-                self._buf = self._buf[cut:]
+                buf = buf[cut:]
                 self._base += cut
                 self._pos -= cut
-
-    def _append(self, text):
-        self._join_pieces()
-        self._trim()
-        self._grow(text)
+        elif self.CUT is not None and (self._scanner is not None or len(buf) > LAZY_CUT):
+            # CONTEXT -1 with a ContextCut: the text no look-behind can read
+            # any more goes, right before the step that reads the buffer. A
+            # state without a scanner takes every step unremembered (see
+            # _step): its buffer needs no short key, only a bounded length.
+            self._buf = buf
+            self._cut_context()
+            buf = self._buf
+            self._buf = ""
+        buf += text
+        self._buf = buf
 
     # -- the state machine -------------------------------------------------
 
@@ -1592,13 +1865,13 @@ class StreamParser:
         pos = self._pos
         buf = self._buf
         context = self.CONTEXT
-        if context < 0 or len(buf) - pos > 64:
+        if (len(buf) > SCAN_CONTEXT_LIMIT) if context < 0 else (len(buf) - pos > 64):
             best, hold = self._scan(watch, eos)
             if best is not None and best[4] is not None:
                 kind, index, start, end, match = best
                 best = kind, index, start, end, {k: v for k, v in match.groupdict().items() if v is not None}
             return best, hold
-        behind = context if pos >= context else pos
+        behind = context if 0 <= context <= pos else pos  # CONTEXT -1: all of the (short or cut) buffer
         key = (self._state, eos, self._base == 0 and pos == behind, behind, buf[pos - behind :] if behind else buf[pos:])
         table = self._scan_table
         known = table.get(key)
@@ -1633,7 +1906,7 @@ class StreamParser:
         (`</tool_call>` after `}\\n`, an open with its body's first piece)."""
         buf = self._buf
         pos = self._pos
-        if self.CONTEXT < 0 or len(buf) - pos > STEP_LIMIT:
+        if len(buf) - pos > STEP_LIMIT or (self.CONTEXT < 0 and (len(buf) > STEP_LIMIT or self._scanner is None)):
             self._answer(events, scanner)
             return
         key = (self._state, self._opened, self._base == 0, pos, buf, scanner is None)
@@ -1825,6 +2098,11 @@ def run_parse_response(parser_class, text, prefix, tools):
     messages = []
     for one_text, one_prefix in zip(texts, prefixes):
         parser = parser_class(one_prefix, tools=tools)
-        parser.feed(one_text)
+        if len(one_text) > SETTLE_LIMIT and isinstance(one_text, str):
+            # A whole text is no token: straight to the search, without the
+            # common path's table lookup (which would hash all of it).
+            parser._feed_general(one_text)
+        else:
+            parser.feed(one_text)
         messages.append(parser.finalize()[0])
     return messages if batched else messages[0]

@@ -229,3 +229,38 @@ def test_preopened_reasoning_skips_whitespace_runs(name, monkeypatch):
     assert module.FIELDS[parser._state].name == "reasoning_content", "still in the reasoning region"
     assert len(calls) - before <= 8, f"{len(calls) - before} general steps for 4000 whitespace-ending tokens"
     parser.finalize()
+
+
+# Templates whose look-behinds are unbounded but confined by a barrier
+# (compiler/lookbehind_reach.py): the text before the barrier goes.
+CUT_TEMPLATES = ["apertus", "lfm2", "olmo3", "llama4_pythonic"]
+
+
+@pytest.mark.parametrize("name", CUT_TEMPLATES)
+def test_unbounded_lookbehind_keeps_a_bounded_context(name):
+    """On many small calls, the buffer of a template with unbounded
+    look-behinds (CONTEXT -1) holds the last barrier and what follows it,
+    not all of the text; each barrier search starts where the last one
+    stopped, so every character is searched for barriers a bounded number
+    of times. Inspected from parser state."""
+    module = load_generated(name)
+    assert module.ResponseParser.CONTEXT == -1 and module.ResponseParser.CUT is not None
+    stream = shape_stream(name, "calls", 3000, module)
+    parser = module.ResponseParser(stream.prefix)
+    longest_call = max(map(len, stream.tokens)) * 3
+    before = max(rule[2] for rule in parser.CUT.barriers)
+    bound = 2 * longest_call + before + longest_delimiter(module)
+    scanned = list(parser._barrier_scanned)
+    searched = 0
+    chars = 0
+    for token in stream.tokens:
+        parser.feed(token)
+        chars += len(token)
+        assert len(parser._buf) <= bound + len(held(parser)), f"kept {len(parser._buf)} characters"
+        now = parser._barrier_scanned
+        assert all(new >= old for new, old in zip(now, scanned)), "a barrier search went back"
+        searched += sum(new - old for new, old in zip(now, scanned))
+        scanned = list(now)
+    assert parser._base > chars // 2  # most of the text is gone
+    assert searched <= chars * len(parser.CUT.barriers)
+    parser.finalize()

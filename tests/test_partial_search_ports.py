@@ -166,6 +166,53 @@ def test_javascript_matcher_agrees_with_the_regex_module(tmp_path: Path):
     assert not wrong, "\n".join(wrong[:20])
 
 
+def _hinted_delimiters() -> dict[str, object]:
+    """pattern -> the bundled templates' regex delimiter the JS backend emits
+    with a trigger hint (whole-pattern or per alternative)."""
+    out: dict[str, object] = {}
+    for path in sorted((ROOT / "templates_src").glob("*.json")):
+        program = to_program(sources.read(str(path)))
+        for field in program.fields:
+            for delim in (field.open, field.close):
+                if isinstance(delim, RegexDelimiter) and delim.ast is not None:
+                    out.setdefault(delim.pattern, delim)
+    return out
+
+
+def test_javascript_hinted_search_agrees_with_the_regex_module(tmp_path: Path):
+    """The trigger-directed search (complete matches before trigger strings;
+    partial ones before a trigger, a trigger prefix at the end or the lead
+    run that ends the text), on the delimiters as the backend emits them."""
+    assert NODE is not None
+    delims = _hinted_delimiters()
+    sets = js_backend._Sets()
+    codes = {p: js_backend._watched_code(d, "test", sets) for p, d in delims.items()}
+    hinted = [p for p, code in codes.items() if "{ triggers" in code]
+    assert len(hinted) >= 40, len(hinted)
+    rows = [row for row in _rows() if row["pattern"] in hinted]
+    rng = random.Random(12)
+    for pattern in hinted:
+        for run in ("\n" * 40, " \n\t" * 30):
+            for tail in ("", "x", "<", "</", "<|", "<tool", "\n<", "}"):
+                text = rng.choice(["", "text ", "{\"a\": 1}"]) + run + tail
+                for partial in (False, True):
+                    rows.append({"pattern": pattern, "text": text, "partial": partial, "want": _expected(pattern, text, partial)})
+    index = {p: i for i, p in enumerate(hinted)}
+    constants = "\n".join(f"const {c['var']} = {c['code']};" for c in sets.constants())
+    runtime = json.dumps((ROOT / "runtime" / "js" / "regex.mjs").as_uri())
+    (tmp_path / "probe.mjs").write_text(
+        JS_PROGRAM.format(runtime=runtime, constants=constants, regexes=",\n".join(codes[p] for p in hinted)),
+        encoding="utf-8",
+    )
+    (tmp_path / "rows.json").write_text(
+        json.dumps([[index[r["pattern"]], r["text"], r["partial"]] for r in rows]), encoding="utf-8"
+    )
+    done = subprocess.run([NODE, str(tmp_path / "probe.mjs"), str(tmp_path / "rows.json")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    wrong = _report(rows, json.loads(done.stdout))
+    assert not wrong, "\n".join(wrong[:20])
+
+
 GO_PROGRAM = """package main
 
 import (

@@ -19,6 +19,7 @@ from pathlib import Path
 import jinja2
 
 from .. import __version__
+from ..branch_analysis import branch_hint
 from ..errors import Problem, TemplateError
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..regex import RegexSyntaxError, parse
@@ -69,6 +70,27 @@ _env = jinja2.Environment(
     keep_trailing_newline=True,
     autoescape=False,
 )
+
+
+def branch_search_hint(delim):
+    """A search hint for a regex delimiter the whole-pattern analysis left
+    without one (a look-around between its leads and its trigger, as in
+    gpt_oss's content open), read off its branches (branch_analysis.py): every
+    match, complete or partial, is a run of lead characters then a trigger
+    string, or a proper prefix of one at the end. The Go search then runs the
+    regex only at each position of the lead run before each trigger (no
+    first-lead shortcut, never exact), instead of at every position; a held
+    tool-call header is scanned again at every token, so that is most of a
+    template's slow path. None when a branch is read by its look-behind or a
+    trigger can start inside another's prefix (the search looks for the
+    leftmost trigger prefix at the end only)."""
+    branches = branch_hint(delim)
+    if branches is None or branches.behind or not branches.branches or not branches.triggers:
+        return None
+    firsts = {t[0] for t in branches.triggers}
+    if any(c in firsts for t in branches.triggers for c in t[1:]):
+        return None
+    return branches
 
 
 def package_name(name: str) -> str:
@@ -220,6 +242,13 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
                 + (", Exact: true" if exact else "")
                 + "}"
             )
+        else:
+            branches = branch_search_hint(delim)
+            if branches is not None:
+                leads = CharSet.of(r for lead in branches.leads for r in regex_set(lead.source).ranges)
+                lead_var = emit.set_var(leads.ranges) if branches.leads else "nil"
+                triggers = ", ".join(go_string(t) for t in branches.triggers)
+                hint = f", Hint: &{q}Hint{{Triggers: []string{{{triggers}}}, Leads: {lead_var}, FirstLead: nil}}"
         return f"&{q}Delimiter{{Regex: {emit.regex(delim.ast, delim.pattern)}{hint}}}"
 
     fields = []
@@ -355,9 +384,12 @@ def render_index(names: list[str], out: Path | None = None) -> dict[str, str]:
             "// TestVectors runs every case of tests/vectors whose template is bundled;\n"
             "// tests/failures/go.txt lists cases that may not pass, each with its reason.\n"
             "// Twice: the second run meets the scan answers the first left in each\n"
-            "// program's shared memo (every case's tails), which must change nothing.\n"
+            "// program's shared memo (every case's tails), which must change nothing,\n"
+            "// and feeds through AppendFeed, which must give what Feed gives.\n"
             "func TestVectors(t *testing.T) {\n"
             "\tfor run := 0; run < 2; run++ {\n"
-            '\t\tconformance.RunVectors(t, All, "../../tests/vectors", "../../tests/failures/go.txt")\n\t}\n}\n'
+            "\t\tconformance.Appending = run == 1\n"
+            '\t\tconformance.RunVectors(t, All, "../../tests/vectors", "../../tests/failures/go.txt")\n\t}\n'
+            "\tconformance.Appending = false\n}\n"
         ),
     }

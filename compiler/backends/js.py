@@ -15,6 +15,7 @@ from pathlib import Path
 import jinja2
 
 from .. import __version__
+from ..branch_analysis import branch_hint, state_hint
 from ..errors import Problem, TemplateError, json_path
 from ..ir import OPEN, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..regex import RegexSyntaxError, parse
@@ -124,9 +125,27 @@ def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hin
     root = root_of(ast)
     first = attempt_entry(root)
     entry = "null" if first is None else sets.name(first)
-    if hint is None:
-        return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry})"
-    return f"new Regex({js_string(source)}, {_tree(root, sets)}, {entry}, {_hint_code(hint, sets)})"
+    lead = first_lead(root)
+    args = [js_string(source), _tree(root, sets), entry]
+    if hint is not None or lead is not None:
+        args.append("null" if hint is None else _hint_code(hint, sets))
+    if lead is not None:
+        args.append(sets.name(lead))
+    return f"new Regex({', '.join(args)})"
+
+
+def first_lead(root: Node) -> CharSet | None:
+    """The class of a greedy, unbounded one-character repeat the pattern
+    starts with (the `\\s` of `\\s*<tool_call>`): an attempt from inside a
+    run of it reads a subset of what the attempt from the run's start reads,
+    so only the run's first position needs trying (the Python runtime's
+    `Pattern.first_lead`)."""
+    head = root.items[0] if isinstance(root, Concat) and root.items else root
+    if not isinstance(head, Repeat) or head.max is not None or head.lazy:
+        return None
+    if not isinstance(head.body, (Char, Dot, Category, Class)):
+        return None
+    return set_of(head.body)
 
 
 def _hint_code(hint, sets: _Sets) -> str:
@@ -135,6 +154,30 @@ def _hint_code(hint, sets: _Sets) -> str:
         leads = leads | set_of(root_of(parse(lead.source)))
     shown = sets.name(leads) if hint.leads else "null"
     return f"{{ triggers: {js_literal(list(hint.triggers))}, leads: {shown} }}"
+
+
+def _hold_lead_code(program: Program, state, sets: _Sets) -> str | None:
+    """A state's hold lead (the compiler's analysis, as the Python backend
+    plans it: whole patterns, else their alternatives): while the held text
+    and new text are all of that class and hold none of the state's trigger
+    characters, no delimiter can match and the partial match of the
+    delimiter that starts with an unbounded repeat of the class stays at the
+    read position, so such text is held without a search. States with
+    alternatives read by their look-behind (`(?<=\\})\\s*\\Z`) get none: those
+    could match right after the character before the read position."""
+    delims = [program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch]
+    if not delims:
+        return None
+    plan = state.fast if state.fast is not None else state_hint(delims)
+    if plan is None or plan.hold_lead is None:
+        return None
+    for delim in delims:
+        if isinstance(delim, RegexDelimiter) and delim.hint is None and branch_hint(delim).behind:
+            return None
+    lead = set_of(root_of(parse(plan.hold_lead.source)))
+    # Only trigger characters of the class can occur in text that is all of it.
+    inside = [trigger for trigger in plan.triggers if ord(trigger) in lead]
+    return f"{{ lead: {sets.name(lead)}, triggers: {js_literal(inside)} }}"
 
 
 def _parsed(pattern: str, path: str, origin: str) -> Regex:
@@ -155,11 +198,18 @@ def _delimiter_code(delim, origin: str, sets: _Sets) -> str:
 
 def _watched_code(delim, origin: str, sets: _Sets) -> str:
     """An open or close delimiter: searched with partial matching, so the
-    `regex` module's own partial rules must be ones the matcher reproduces."""
+    `regex` module's own partial rules must be ones the matcher reproduces.
+    A pattern the whole-pattern analysis gives up on is searched by its
+    alternatives' trigger strings when they bound it (as in the Python
+    backend; not when an alternative is read by its look-behind)."""
     if isinstance(delim, RegexDelimiter) and delim.ast is not None:
         why = partial_problem(delim.ast)
         if why:
             raise TemplateError([Problem(delim.path, f"cannot compile for JavaScript: {why}")], origin)
+        if delim.hint is None:
+            branches = branch_hint(delim)
+            if branches is not None and not branches.behind:
+                return regex_code(delim.ast, delim.pattern, delim.path, origin, sets, hint=branches)
     return _delimiter_code(delim, origin, sets)
 
 
@@ -261,7 +311,13 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
                 leads = leads | set_of(root_of(parse(lead.source)))
             fast = f"{{ triggers: {js_literal(list(state.fast.triggers))}, leads: {sets.name(leads)} }}"
         states.append(
-            {"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment, "fast": fast}
+            {
+                "key": -1 if state.region is None else state.region,
+                "watch": watch,
+                "comment": comment,
+                "fast": fast,
+                "hold_lead": _hold_lead_code(program, state, sets),
+            }
         )
     runtime = f"./{VENDOR_DIR}/index.mjs" if vendor else RUNTIME_PACKAGE
     context = {

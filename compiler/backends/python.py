@@ -12,6 +12,7 @@ import jinja2
 
 from .. import __version__
 from ..branch_analysis import branch_hint, state_hint
+from ..lookbehind_reach import context_cut
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from .literals import python_literal
 
@@ -34,6 +35,22 @@ def runtime_core_source() -> str:
 
 def _identifier(name: str) -> str:
     return re.sub(r"\W", "_", name, flags=re.ASCII).upper().strip("_") or "FIELD"
+
+
+def _context_cut_code(program: Program) -> str:
+    """The ContextCut of a template keeping all of its text, or "" (see compiler/lookbehind_reach.py)."""
+    cut = context_cut(program)
+    if cut is None:
+        return ""
+    barriers = "".join(
+        f"({python_literal(rule.barrier)}, {rule.after}, {rule.before}, {python_literal(rule.head)}, "
+        f"{python_literal(rule.lead)}), "
+        for rule in cut.barriers
+    )
+    args = f"{cut.near}, ({barriers})"
+    if cut.anchored is not None:
+        args += f", anchored={python_literal(cut.anchored)}, sentinel={python_literal(cut.sentinel)}"
+    return f"ContextCut({args})"
 
 
 def _lead_tuple(items, leads: dict) -> str:
@@ -166,11 +183,13 @@ def render(program: Program, *, vendored: bool = False) -> str:
         states.append(
             {"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment, "fast": fast}
         )
+    cut = _context_cut_code(program)
     used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
     used_names += _delimiter_code(program.start_anchor)
     imports = ["CLOSE", "OPEN", "Field", "StreamParser", "run_parse_response"]
     imports += [name for name in ("Literals", "Pattern", "Placeholder") if f"{name}(" in used_names]
     imports += ["FastPath"] if any(state["fast"] for state in states) else []
+    imports += ["ContextCut"] if cut else []
     imports += ["Lead"] if leads else []
     source = _env.get_template("python_module.py.j2").render(
         version=__version__,
@@ -186,6 +205,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
         defaults=python_literal(json.loads(program.defaults_json)),
         start_anchor=_delimiter_code(program.start_anchor),
         context=program.context,
+        cut=cut,
         states=states,
         leads=[{"var": var, "code": f"Lead({python_literal(lead.source)}, {python_literal(lead.ascii)})"} for lead, var in leads.items()],
         imports=sorted(imports),

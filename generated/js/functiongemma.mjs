@@ -55,11 +55,11 @@ const SET_20 = [112,112];
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*<start_function_call>\\s*call:(?P<name>[^{\\s<]+)", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_4], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_4], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_7], [0, SET_11], [0, SET_5], [0, SET_14], [0, SET_14], [0, SET_15], [4, 0, -1, 0, [0, SET_1]], [0, SET_11], [0, SET_5], [0, SET_14], [0, SET_14], [0, SET_16], [3, 1, "name", [4, 1, -1, 0, [0, SET_17]]]]], SET_0, { triggers: ["<start_function_call>"], leads: SET_1 });
+const TOOL_CALLS_OPEN = new Regex("\\s*<start_function_call>\\s*call:(?P<name>[^{\\s<]+)", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_4], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_4], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_7], [0, SET_11], [0, SET_5], [0, SET_14], [0, SET_14], [0, SET_15], [4, 0, -1, 0, [0, SET_1]], [0, SET_11], [0, SET_5], [0, SET_14], [0, SET_14], [0, SET_16], [3, 1, "name", [4, 1, -1, 0, [0, SET_17]]]]], SET_0, { triggers: ["<start_function_call>"], leads: SET_1 }, SET_1);
 // fields.tool_calls.close_pattern
-const TOOL_CALLS_CLOSE = new Regex("\\s*<end_function_call>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_18], [0, SET_10], [0, SET_19], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_4], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_7], [0, SET_11], [0, SET_5], [0, SET_14], [0, SET_14], [0, SET_15]]], SET_0, { triggers: ["<end_function_call>"], leads: SET_1 });
+const TOOL_CALLS_CLOSE = new Regex("\\s*<end_function_call>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_18], [0, SET_10], [0, SET_19], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_4], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_7], [0, SET_11], [0, SET_5], [0, SET_14], [0, SET_14], [0, SET_15]]], SET_0, { triggers: ["<end_function_call>"], leads: SET_1 }, SET_1);
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*(?:<end_of_turn>|<start_function_response>|<eos>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_18], [0, SET_10], [0, SET_19], [0, SET_7], [0, SET_13], [0, SET_8], [0, SET_7], [0, SET_4], [0, SET_9], [0, SET_6], [0, SET_10], [0, SET_15]]], [1, [[0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_4], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_4], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_7], [0, SET_6], [0, SET_18], [0, SET_3], [0, SET_20], [0, SET_13], [0, SET_10], [0, SET_3], [0, SET_18], [0, SET_15]]], [1, [[0, SET_2], [0, SET_18], [0, SET_13], [0, SET_3], [0, SET_15]]]]], [4, 0, -1, 0, [0, SET_1]]]], SET_0, { triggers: ["<end_of_turn>", "<eos>", "<start_function_response>"], leads: SET_1 });
+const CONTENT_CLOSE = new Regex("\\s*(?:<end_of_turn>|<start_function_response>|<eos>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_18], [0, SET_10], [0, SET_19], [0, SET_7], [0, SET_13], [0, SET_8], [0, SET_7], [0, SET_4], [0, SET_9], [0, SET_6], [0, SET_10], [0, SET_15]]], [1, [[0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_4], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_4], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_7], [0, SET_6], [0, SET_18], [0, SET_3], [0, SET_20], [0, SET_13], [0, SET_10], [0, SET_3], [0, SET_18], [0, SET_15]]], [1, [[0, SET_2], [0, SET_18], [0, SET_13], [0, SET_3], [0, SET_15]]]]], [4, 0, -1, 0, [0, SET_1]]]], SET_0, { triggers: ["<end_of_turn>", "<eos>", "<start_function_response>"], leads: SET_1 }, SET_1);
 
 const FIELDS = [
   new Field("tool_calls", {
@@ -96,6 +96,13 @@ const SPEC = {
   fast: new Map([
     [-1, { triggers: ["<"], leads: SET_1 }],
     [0, { triggers: ["<"], leads: SET_1 }],
+  ]),
+  // Per state: while the held text and new text are all of this class and
+  // hold none of these trigger characters, a partial match stays at the
+  // read position and nothing can match: such text is held without a search.
+  holdLead: new Map([
+    [-1, { lead: SET_1, triggers: [] }],
+    [0, { lead: SET_1, triggers: [] }],
   ]),
 };
 

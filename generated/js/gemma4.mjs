@@ -57,15 +57,15 @@ const SET_22 = [];
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
 // fields.reasoning_content.open_pattern
-const REASONING_CONTENT_OPEN = new Regex("\\s*(?:<\\|channel>)?<\\|channel>thought", [1, [[4, 0, -1, 0, [0, SET_1]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10]]]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_5], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_5], [0, SET_11]]], SET_0, { triggers: ["<|channel>", "<|channel>thought"], leads: SET_1 });
+const REASONING_CONTENT_OPEN = new Regex("\\s*(?:<\\|channel>)?<\\|channel>thought", [1, [[4, 0, -1, 0, [0, SET_1]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10]]]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_5], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_5], [0, SET_11]]], SET_0, { triggers: ["<|channel>", "<|channel>thought"], leads: SET_1 }, SET_1);
 // fields.reasoning_content.close_pattern
-const REASONING_CONTENT_CLOSE = new Regex("<channel\\|>|(?=\\s*<\\|tool_call>)", [2, [[1, [[0, SET_2], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_3], [0, SET_10]]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_11], [0, SET_12], [0, SET_12], [0, SET_9], [0, SET_15], [0, SET_4], [0, SET_6], [0, SET_9], [0, SET_9], [0, SET_10]]]]]], null);
+const REASONING_CONTENT_CLOSE = new Regex("<channel\\|>|(?=\\s*<\\|tool_call>)", [2, [[1, [[0, SET_2], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_3], [0, SET_10]]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_11], [0, SET_12], [0, SET_12], [0, SET_9], [0, SET_15], [0, SET_4], [0, SET_6], [0, SET_9], [0, SET_9], [0, SET_10]]]]]], null, { triggers: ["<channel|>", "<|tool_call>"], leads: SET_1 });
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*<\\|tool_call>call:(?P<name>[^{\\s<]+)", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_11], [0, SET_12], [0, SET_12], [0, SET_9], [0, SET_15], [0, SET_4], [0, SET_6], [0, SET_9], [0, SET_9], [0, SET_10], [0, SET_4], [0, SET_6], [0, SET_9], [0, SET_9], [0, SET_16], [3, 1, "name", [4, 1, -1, 0, [0, SET_17]]]]], SET_0, { triggers: ["<|tool_call>call:"], leads: SET_1 });
+const TOOL_CALLS_OPEN = new Regex("\\s*<\\|tool_call>call:(?P<name>[^{\\s<]+)", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_11], [0, SET_12], [0, SET_12], [0, SET_9], [0, SET_15], [0, SET_4], [0, SET_6], [0, SET_9], [0, SET_9], [0, SET_10], [0, SET_4], [0, SET_6], [0, SET_9], [0, SET_9], [0, SET_16], [3, 1, "name", [4, 1, -1, 0, [0, SET_17]]]]], SET_0, { triggers: ["<|tool_call>call:"], leads: SET_1 }, SET_1);
 // fields.tool_calls.close_pattern
 const TOOL_CALLS_CLOSE = new Regex("(?<=\\})<tool_call\\|>\\s*", [1, [[6, 1, 0, [0, SET_18]], [0, SET_2], [0, SET_11], [0, SET_12], [0, SET_12], [0, SET_9], [0, SET_15], [0, SET_4], [0, SET_6], [0, SET_9], [0, SET_9], [0, SET_3], [0, SET_10], [4, 0, -1, 0, [0, SET_1]]]], SET_2, { triggers: ["<tool_call|>"], leads: null });
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*(?:<turn\\|>|<\\|tool_response>|<eos>|<channel\\|>)", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_11], [0, SET_13], [0, SET_19], [0, SET_7], [0, SET_3], [0, SET_10]]], [1, [[0, SET_2], [0, SET_3], [0, SET_11], [0, SET_12], [0, SET_12], [0, SET_9], [0, SET_15], [0, SET_19], [0, SET_8], [0, SET_20], [0, SET_21], [0, SET_12], [0, SET_7], [0, SET_20], [0, SET_8], [0, SET_10]]], [1, [[0, SET_2], [0, SET_8], [0, SET_12], [0, SET_20], [0, SET_10]]], [1, [[0, SET_2], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_3], [0, SET_10]]]]]]], SET_0, { triggers: ["<channel|>", "<eos>", "<turn|>", "<|tool_response>"], leads: SET_1 });
+const CONTENT_CLOSE = new Regex("\\s*(?:<turn\\|>|<\\|tool_response>|<eos>|<channel\\|>)", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_11], [0, SET_13], [0, SET_19], [0, SET_7], [0, SET_3], [0, SET_10]]], [1, [[0, SET_2], [0, SET_3], [0, SET_11], [0, SET_12], [0, SET_12], [0, SET_9], [0, SET_15], [0, SET_19], [0, SET_8], [0, SET_20], [0, SET_21], [0, SET_12], [0, SET_7], [0, SET_20], [0, SET_8], [0, SET_10]]], [1, [[0, SET_2], [0, SET_8], [0, SET_12], [0, SET_20], [0, SET_10]]], [1, [[0, SET_2], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_3], [0, SET_10]]]]]]], SET_0, { triggers: ["<channel|>", "<eos>", "<turn|>", "<|tool_response>"], leads: SET_1 }, SET_1);
 
 const FIELDS = [
   new Field("reasoning_content", {
@@ -107,6 +107,13 @@ const SPEC = {
   fast: new Map([
     [-1, { triggers: ["<"], leads: SET_1 }],
     [1, { triggers: ["<"], leads: SET_22 }],
+  ]),
+  // Per state: while the held text and new text are all of this class and
+  // hold none of these trigger characters, a partial match stays at the
+  // read position and nothing can match: such text is held without a search.
+  holdLead: new Map([
+    [-1, { lead: SET_1, triggers: [] }],
+    [0, { lead: SET_1, triggers: [] }],
   ]),
 };
 

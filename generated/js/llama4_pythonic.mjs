@@ -81,7 +81,7 @@ const TOOL_CALLS_OPEN = new Regex("(?:^\\s*\\[|\\s*<\\|python_start\\|>\\s*\\[|(
 // fields.tool_calls.close_pattern
 const TOOL_CALLS_CLOSE = new Regex("\\)(?=\\s*,\\s*[A-Za-z_][\\w.]*\\((?:\\s*[A-Za-z_]\\w*\\s*=|\\s*\\)))|\\)\\s*\\]\\s*(?:<\\|eot\\|>|<\\|eom\\|>)|\\)\\s*\\]\\s*<\\|python_end\\|>|\\)\\s*\\](?=[ \\t]*\\n\\s*[^\\s<])|\\)\\s*(?:\\]\\s*)?(?:<\\|python_end\\|>\\s*)?\\Z", [2, [[1, [[0, SET_17], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_18], [4, 0, -1, 0, [0, SET_1]], [0, SET_21], [4, 0, -1, 0, [0, SET_22]], [0, SET_23], [2, [[1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_21], [4, 0, -1, 0, [0, SET_24]], [4, 0, -1, 0, [0, SET_1]], [0, SET_25]]], [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_17]]]]]]]]]], [1, [[0, SET_17], [4, 0, -1, 0, [0, SET_1]], [0, SET_26], [4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_3], [0, SET_4], [0, SET_19], [0, SET_9], [0, SET_7], [0, SET_4], [0, SET_15]]], [1, [[0, SET_3], [0, SET_4], [0, SET_19], [0, SET_9], [0, SET_27], [0, SET_4], [0, SET_15]]]]]]], [1, [[0, SET_17], [4, 0, -1, 0, [0, SET_1]], [0, SET_26], [4, 0, -1, 0, [0, SET_1]], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_19], [0, SET_10], [0, SET_20], [0, SET_4], [0, SET_15]]], [1, [[0, SET_17], [4, 0, -1, 0, [0, SET_1]], [0, SET_26], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_28]], [0, SET_29], [4, 0, -1, 0, [0, SET_1]], [0, SET_30]]]]]], [1, [[0, SET_17], [4, 0, -1, 0, [0, SET_1]], [4, 0, 1, 0, [1, [[0, SET_26], [4, 0, -1, 0, [0, SET_1]]]]], [4, 0, 1, 0, [1, [[0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_19], [0, SET_10], [0, SET_20], [0, SET_4], [0, SET_15], [4, 0, -1, 0, [0, SET_1]]]]], [5, 1]]]]], SET_17, { triggers: [")"], leads: null });
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*(?:<\\|eot\\|>|<\\|eom\\|>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_3], [0, SET_4], [0, SET_19], [0, SET_9], [0, SET_7], [0, SET_4], [0, SET_15]]], [1, [[0, SET_3], [0, SET_4], [0, SET_19], [0, SET_9], [0, SET_27], [0, SET_4], [0, SET_15]]]]], [4, 0, -1, 0, [0, SET_1]]]], SET_31, { triggers: ["<|eom|>", "<|eot|>"], leads: SET_1 });
+const CONTENT_CLOSE = new Regex("\\s*(?:<\\|eot\\|>|<\\|eom\\|>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_3], [0, SET_4], [0, SET_19], [0, SET_9], [0, SET_7], [0, SET_4], [0, SET_15]]], [1, [[0, SET_3], [0, SET_4], [0, SET_19], [0, SET_9], [0, SET_27], [0, SET_4], [0, SET_15]]]]], [4, 0, -1, 0, [0, SET_1]]]], SET_31, { triggers: ["<|eom|>", "<|eot|>"], leads: SET_1 }, SET_1);
 
 const FIELDS = [
   new Field("tool_calls", {
@@ -119,6 +119,11 @@ const SPEC = {
   // Per state: new text holding none of these trigger characters, and not
   // ending in a lead character, cannot start a delimiter: it skips every search.
   fast: new Map([
+  ]),
+  // Per state: while the held text and new text are all of this class and
+  // hold none of these trigger characters, a partial match stays at the
+  // read position and nothing can match: such text is held without a search.
+  holdLead: new Map([
   ]),
 };
 

@@ -69,15 +69,15 @@ const SET_34 = [9,13,32,32,60,60,133,133,160,160,5760,5760,8192,8202,8232,8233,8
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
 // fields.reasoning_content.open_pattern
-const REASONING_CONTENT_OPEN = new Regex("\\s*(?:\\[THINK\\]|<think>)", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], [1, [[0, SET_9], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15]]]]]]], SET_0, { triggers: ["<think>", "[THINK]"], leads: SET_1 });
+const REASONING_CONTENT_OPEN = new Regex("\\s*(?:\\[THINK\\]|<think>)", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], [1, [[0, SET_9], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15]]]]]]], SET_0, { triggers: ["<think>", "[THINK]"], leads: SET_1 }, SET_1);
 // fields.reasoning_content.close_pattern
-const REASONING_CONTENT_CLOSE = new Regex("\\[/THINK\\]|</think>|(?=\\s*\\[TOOL_CALLS\\])", [2, [[1, [[0, SET_2], [0, SET_16], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], [1, [[0, SET_9], [0, SET_16], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15]]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_17], [0, SET_17], [0, SET_18], [0, SET_19], [0, SET_20], [0, SET_21], [0, SET_18], [0, SET_18], [0, SET_22], [0, SET_8]]]]]], null);
+const REASONING_CONTENT_CLOSE = new Regex("\\[/THINK\\]|</think>|(?=\\s*\\[TOOL_CALLS\\])", [2, [[1, [[0, SET_2], [0, SET_16], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], [1, [[0, SET_9], [0, SET_16], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15]]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_17], [0, SET_17], [0, SET_18], [0, SET_19], [0, SET_20], [0, SET_21], [0, SET_18], [0, SET_18], [0, SET_22], [0, SET_8]]]]]], null, { triggers: ["</think>", "[/THINK]", "[TOOL_CALLS]"], leads: SET_1 });
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*\\[TOOL_CALLS\\](?P<name>[^\\[\\]{}\\s]+)(?:\\[CALL_ID\\][A-Za-z0-9]+)?\\[ARGS\\]", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_17], [0, SET_17], [0, SET_18], [0, SET_19], [0, SET_20], [0, SET_21], [0, SET_18], [0, SET_18], [0, SET_22], [0, SET_8], [3, 1, "name", [4, 1, -1, 0, [0, SET_24]]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_20], [0, SET_21], [0, SET_18], [0, SET_18], [0, SET_19], [0, SET_5], [0, SET_25], [0, SET_8], [4, 1, -1, 0, [0, SET_26]]]]], [0, SET_2], [0, SET_21], [0, SET_27], [0, SET_28], [0, SET_22], [0, SET_8]]], SET_23, { triggers: ["[TOOL_CALLS]"], leads: SET_1 });
+const TOOL_CALLS_OPEN = new Regex("\\s*\\[TOOL_CALLS\\](?P<name>[^\\[\\]{}\\s]+)(?:\\[CALL_ID\\][A-Za-z0-9]+)?\\[ARGS\\]", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_17], [0, SET_17], [0, SET_18], [0, SET_19], [0, SET_20], [0, SET_21], [0, SET_18], [0, SET_18], [0, SET_22], [0, SET_8], [3, 1, "name", [4, 1, -1, 0, [0, SET_24]]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_20], [0, SET_21], [0, SET_18], [0, SET_18], [0, SET_19], [0, SET_5], [0, SET_25], [0, SET_8], [4, 1, -1, 0, [0, SET_26]]]]], [0, SET_2], [0, SET_21], [0, SET_27], [0, SET_28], [0, SET_22], [0, SET_8]]], SET_23, { triggers: ["[TOOL_CALLS]"], leads: SET_1 }, SET_1);
 // fields.tool_calls.close_pattern
 const TOOL_CALLS_CLOSE = new Regex("(?<=\\})(?=\\s*\\[TOOL_CALLS\\])|(?<=\\})(?=[ \\t]*\\n\\s*[^\\s,}\\]])|(?<=\\})\\s*</s>\\s*|(?<=\\})\\s*\\Z", [2, [[1, [[6, 1, 0, [0, SET_29]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_17], [0, SET_17], [0, SET_18], [0, SET_19], [0, SET_20], [0, SET_21], [0, SET_18], [0, SET_18], [0, SET_22], [0, SET_8]]]]]], [1, [[6, 1, 0, [0, SET_29]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_30]], [0, SET_31], [4, 0, -1, 0, [0, SET_1]], [0, SET_32]]]]]], [1, [[6, 1, 0, [0, SET_29]], [4, 0, -1, 0, [0, SET_1]], [0, SET_9], [0, SET_16], [0, SET_33], [0, SET_15], [4, 0, -1, 0, [0, SET_1]]]], [1, [[6, 1, 0, [0, SET_29]], [4, 0, -1, 0, [0, SET_1]], [5, 1]]]]], null);
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*</s>\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_9], [0, SET_16], [0, SET_33], [0, SET_15], [4, 0, -1, 0, [0, SET_1]]]], SET_34, { triggers: ["</s>"], leads: SET_1 });
+const CONTENT_CLOSE = new Regex("\\s*</s>\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_9], [0, SET_16], [0, SET_33], [0, SET_15], [4, 0, -1, 0, [0, SET_1]]]], SET_34, { triggers: ["</s>"], leads: SET_1 }, SET_1);
 
 const FIELDS = [
   new Field("reasoning_content", {
@@ -117,6 +117,13 @@ const SPEC = {
   // ending in a lead character, cannot start a delimiter: it skips every search.
   fast: new Map([
     [-1, { triggers: ["<", "["], leads: SET_1 }],
+  ]),
+  // Per state: while the held text and new text are all of this class and
+  // hold none of these trigger characters, a partial match stays at the
+  // read position and nothing can match: such text is held without a search.
+  holdLead: new Map([
+    [-1, { lead: SET_1, triggers: [] }],
+    [0, { lead: SET_1, triggers: [] }],
   ]),
 };
 

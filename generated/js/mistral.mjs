@@ -66,11 +66,11 @@ const REASONING_CONTENT_OPEN = new Literals(["[THINK]"]);
 // fields.reasoning_content.close
 const REASONING_CONTENT_CLOSE = new Literals(["[/THINK]"]);
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*\\[TOOL_CALLS\\](?P<name>[^\\[\\]{}\\s]+)(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?(?=\\{)", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9], [0, SET_10], [3, 1, "name", [4, 1, -1, 0, [0, SET_11]]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_6], [0, SET_12], [0, SET_13], [0, SET_10], [4, 1, -1, 0, [0, SET_14]]]]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_8], [0, SET_15], [0, SET_16], [0, SET_9], [0, SET_10]]]], [6, 0, 0, [0, SET_17]]]], SET_0, { triggers: ["[TOOL_CALLS]"], leads: SET_1 });
+const TOOL_CALLS_OPEN = new Regex("\\s*\\[TOOL_CALLS\\](?P<name>[^\\[\\]{}\\s]+)(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?(?=\\{)", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9], [0, SET_10], [3, 1, "name", [4, 1, -1, 0, [0, SET_11]]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_6], [0, SET_12], [0, SET_13], [0, SET_10], [4, 1, -1, 0, [0, SET_14]]]]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_8], [0, SET_15], [0, SET_16], [0, SET_9], [0, SET_10]]]], [6, 0, 0, [0, SET_17]]]], SET_0, { triggers: ["[TOOL_CALLS]"], leads: SET_1 }, SET_1);
 // fields.tool_calls.close_pattern
-const TOOL_CALLS_CLOSE = new Regex("(?<=\\})(?=\\s*\\[TOOL_CALLS\\][^\\[\\]{}\\s]+(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?\\{)|\\s*</s>\\s*$|(?<=\\})(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}\",:])", [2, [[1, [[6, 1, 0, [0, SET_18]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9], [0, SET_10], [4, 1, -1, 0, [0, SET_11]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_6], [0, SET_12], [0, SET_13], [0, SET_10], [4, 1, -1, 0, [0, SET_14]]]]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_8], [0, SET_15], [0, SET_16], [0, SET_9], [0, SET_10]]]], [0, SET_17]]]]]], [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_19], [0, SET_20], [0, SET_21], [0, SET_22], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], [1, [[6, 1, 0, [0, SET_18]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_23]], [0, SET_24], [4, 0, -1, 0, [0, SET_1]], [0, SET_25]]]]]]]], null);
+const TOOL_CALLS_CLOSE = new Regex("(?<=\\})(?=\\s*\\[TOOL_CALLS\\][^\\[\\]{}\\s]+(?:\\[CALL_ID\\][A-Za-z0-9]+)?(?:\\[ARGS\\])?\\{)|\\s*</s>\\s*$|(?<=\\})(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}\",:])", [2, [[1, [[6, 1, 0, [0, SET_18]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9], [0, SET_10], [4, 1, -1, 0, [0, SET_11]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_6], [0, SET_12], [0, SET_13], [0, SET_10], [4, 1, -1, 0, [0, SET_14]]]]], [4, 0, 1, 0, [1, [[0, SET_2], [0, SET_8], [0, SET_15], [0, SET_16], [0, SET_9], [0, SET_10]]]], [0, SET_17]]]]]], [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_19], [0, SET_20], [0, SET_21], [0, SET_22], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], [1, [[6, 1, 0, [0, SET_18]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_23]], [0, SET_24], [4, 0, -1, 0, [0, SET_1]], [0, SET_25]]]]]]]], null, { triggers: ["\n", "</s>", "[TOOL_CALLS]"], leads: SET_1 });
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*</s>\\s*$", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_19], [0, SET_20], [0, SET_21], [0, SET_22], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], SET_26, { triggers: ["</s>"], leads: SET_1 });
+const CONTENT_CLOSE = new Regex("\\s*</s>\\s*$", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_19], [0, SET_20], [0, SET_21], [0, SET_22], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], SET_26, { triggers: ["</s>"], leads: SET_1 }, SET_1);
 
 const FIELDS = [
   new Field("reasoning_content", {
@@ -111,6 +111,13 @@ const SPEC = {
   fast: new Map([
     [-1, { triggers: ["<", "["], leads: SET_1 }],
     [0, { triggers: ["["], leads: SET_27 }],
+  ]),
+  // Per state: while the held text and new text are all of this class and
+  // hold none of these trigger characters, a partial match stays at the
+  // read position and nothing can match: such text is held without a search.
+  holdLead: new Map([
+    [-1, { lead: SET_1, triggers: [] }],
+    [1, { lead: SET_1, triggers: ["\n"] }],
   ]),
 };
 

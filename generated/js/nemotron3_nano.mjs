@@ -62,15 +62,15 @@ const SET_27 = [10,10];
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
 // fields.reasoning_content.open_pattern
-const REASONING_CONTENT_OPEN = new Regex("\\s*<think>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], SET_0, { triggers: ["<think>"], leads: SET_1 });
+const REASONING_CONTENT_OPEN = new Regex("\\s*<think>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], SET_0, { triggers: ["<think>"], leads: SET_1 }, SET_1);
 // fields.reasoning_content.close_pattern
-const REASONING_CONTENT_CLOSE = new Regex("</think>|(?=\\s*<tool_call>\\s*<function=)", [2, [[1, [[0, SET_2], [0, SET_9], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_15], [0, SET_16], [0, SET_6], [0, SET_13], [0, SET_3], [0, SET_5], [0, SET_10], [0, SET_6], [0, SET_17]]]]]], null);
+const REASONING_CONTENT_CLOSE = new Regex("</think>|(?=\\s*<tool_call>\\s*<function=)", [2, [[1, [[0, SET_2], [0, SET_9], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_15], [0, SET_16], [0, SET_6], [0, SET_13], [0, SET_3], [0, SET_5], [0, SET_10], [0, SET_6], [0, SET_17]]]]]], null, { triggers: ["</think>", "<tool_call>"], leads: SET_1 });
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_15], [0, SET_16], [0, SET_6], [0, SET_13], [0, SET_3], [0, SET_5], [0, SET_10], [0, SET_6], [0, SET_17], [3, 1, "name", [4, 1, -1, 0, [0, SET_18]]], [0, SET_8]]], SET_0, { triggers: ["<tool_call>"], leads: SET_1 });
+const TOOL_CALLS_OPEN = new Regex("\\s*<tool_call>\\s*<function=(?P<name>[^>\\n]+)>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_15], [0, SET_16], [0, SET_6], [0, SET_13], [0, SET_3], [0, SET_5], [0, SET_10], [0, SET_6], [0, SET_17], [3, 1, "name", [4, 1, -1, 0, [0, SET_18]]], [0, SET_8]]], SET_0, { triggers: ["<tool_call>"], leads: SET_1 }, SET_1);
 // fields.tool_calls.close_pattern
 const TOOL_CALLS_CLOSE = new Regex("(?<=</function>)\\s*</tool_call>|(?<=</function>)\\s*\\Z", [2, [[1, [[6, 1, 0, [1, [[0, SET_2], [0, SET_9], [0, SET_15], [0, SET_16], [0, SET_6], [0, SET_13], [0, SET_3], [0, SET_5], [0, SET_10], [0, SET_6], [0, SET_8]]]], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_9], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8]]], [1, [[6, 1, 0, [1, [[0, SET_2], [0, SET_9], [0, SET_15], [0, SET_16], [0, SET_6], [0, SET_13], [0, SET_3], [0, SET_5], [0, SET_10], [0, SET_6], [0, SET_8]]]], [4, 0, -1, 0, [0, SET_1]], [5, 1]]]]], null);
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_19], [0, SET_5], [0, SET_20], [0, SET_12], [0, SET_21], [0, SET_6], [0, SET_22], [0, SET_19], [0, SET_8]]], [1, [[0, SET_2], [0, SET_19], [0, SET_21], [0, SET_6], [0, SET_22], [0, SET_10], [0, SET_15], [0, SET_3], [0, SET_21], [0, SET_23], [0, SET_3], [0, SET_19], [0, SET_8]]]]], [4, 0, -1, 0, [0, SET_1]]]], SET_0, { triggers: ["<|endoftext|>", "<|im_end|>"], leads: SET_1 });
+const CONTENT_CLOSE = new Regex("\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_19], [0, SET_5], [0, SET_20], [0, SET_12], [0, SET_21], [0, SET_6], [0, SET_22], [0, SET_19], [0, SET_8]]], [1, [[0, SET_2], [0, SET_19], [0, SET_21], [0, SET_6], [0, SET_22], [0, SET_10], [0, SET_15], [0, SET_3], [0, SET_21], [0, SET_23], [0, SET_3], [0, SET_19], [0, SET_8]]]]], [4, 0, -1, 0, [0, SET_1]]]], SET_0, { triggers: ["<|endoftext|>", "<|im_end|>"], leads: SET_1 }, SET_1);
 
 const FIELDS = [
   new Field("reasoning_content", {
@@ -115,6 +115,13 @@ const SPEC = {
   // ending in a lead character, cannot start a delimiter: it skips every search.
   fast: new Map([
     [-1, { triggers: ["<"], leads: SET_1 }],
+  ]),
+  // Per state: while the held text and new text are all of this class and
+  // hold none of these trigger characters, a partial match stays at the
+  // read position and nothing can match: such text is held without a search.
+  holdLead: new Map([
+    [-1, { lead: SET_1, triggers: [] }],
+    [0, { lead: SET_1, triggers: [] }],
   ]),
 };
 

@@ -59,13 +59,13 @@ const SET_22 = [120,120];
 // fields.reasoning_content.open
 const REASONING_CONTENT_OPEN = new Literals(["<think>"]);
 // fields.reasoning_content.close_pattern
-const REASONING_CONTENT_CLOSE = new Regex("</think>|(?=\\s*<tool_call>\\s*\\{)", [2, [[1, [[0, SET_0], [0, SET_1], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7]]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_8]], [0, SET_0], [0, SET_2], [0, SET_9], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_10], [0, SET_7], [4, 0, -1, 0, [0, SET_8]], [0, SET_14]]]]]], null);
+const REASONING_CONTENT_CLOSE = new Regex("</think>|(?=\\s*<tool_call>\\s*\\{)", [2, [[1, [[0, SET_0], [0, SET_1], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7]]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_8]], [0, SET_0], [0, SET_2], [0, SET_9], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_10], [0, SET_7], [4, 0, -1, 0, [0, SET_8]], [0, SET_14]]]]]], null, { triggers: ["</think>", "<tool_call>"], leads: SET_8 });
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*<tool_call>", [1, [[4, 0, -1, 0, [0, SET_8]], [0, SET_0], [0, SET_2], [0, SET_9], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_10], [0, SET_7]]], SET_15, { triggers: ["<tool_call>"], leads: SET_8 });
+const TOOL_CALLS_OPEN = new Regex("\\s*<tool_call>", [1, [[4, 0, -1, 0, [0, SET_8]], [0, SET_0], [0, SET_2], [0, SET_9], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_10], [0, SET_7]]], SET_15, { triggers: ["<tool_call>"], leads: SET_8 }, SET_8);
 // fields.tool_calls.close_pattern
 const TOOL_CALLS_CLOSE = new Regex("(?<=\\})\\s*</tool_call>", [1, [[6, 1, 0, [0, SET_16]], [4, 0, -1, 0, [0, SET_8]], [0, SET_0], [0, SET_1], [0, SET_2], [0, SET_9], [0, SET_9], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_10], [0, SET_10], [0, SET_7]]], SET_15, { triggers: ["</tool_call>"], leads: SET_8 });
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*(?:<\\|im_end\\|>|<\\|end_of_text\\|>)", [1, [[4, 0, -1, 0, [0, SET_8]], [2, [[1, [[0, SET_0], [0, SET_17], [0, SET_4], [0, SET_18], [0, SET_11], [0, SET_19], [0, SET_5], [0, SET_20], [0, SET_17], [0, SET_7]]], [1, [[0, SET_0], [0, SET_17], [0, SET_19], [0, SET_5], [0, SET_20], [0, SET_11], [0, SET_9], [0, SET_21], [0, SET_11], [0, SET_2], [0, SET_19], [0, SET_22], [0, SET_2], [0, SET_17], [0, SET_7]]]]]]], SET_15, { triggers: ["<|end_of_text|>", "<|im_end|>"], leads: SET_8 });
+const CONTENT_CLOSE = new Regex("\\s*(?:<\\|im_end\\|>|<\\|end_of_text\\|>)", [1, [[4, 0, -1, 0, [0, SET_8]], [2, [[1, [[0, SET_0], [0, SET_17], [0, SET_4], [0, SET_18], [0, SET_11], [0, SET_19], [0, SET_5], [0, SET_20], [0, SET_17], [0, SET_7]]], [1, [[0, SET_0], [0, SET_17], [0, SET_19], [0, SET_5], [0, SET_20], [0, SET_11], [0, SET_9], [0, SET_21], [0, SET_11], [0, SET_2], [0, SET_19], [0, SET_22], [0, SET_2], [0, SET_17], [0, SET_7]]]]]]], SET_15, { triggers: ["<|end_of_text|>", "<|im_end|>"], leads: SET_8 }, SET_8);
 
 const FIELDS = [
   new Field("reasoning_content", {
@@ -106,6 +106,13 @@ const SPEC = {
   fast: new Map([
     [-1, { triggers: ["<"], leads: SET_8 }],
     [1, { triggers: ["<"], leads: SET_8 }],
+  ]),
+  // Per state: while the held text and new text are all of this class and
+  // hold none of these trigger characters, a partial match stays at the
+  // read position and nothing can match: such text is held without a search.
+  holdLead: new Map([
+    [-1, { lead: SET_8, triggers: [] }],
+    [0, { lead: SET_8, triggers: [] }],
   ]),
 };
 

@@ -17,6 +17,7 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    ContextCut,
     FastPath,
     Field,
     Lead,
@@ -116,6 +117,10 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<|header_start|>assistant<|header_end|>\n\n"], grows_at_edge=False)
     CONTEXT = -1
+    # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
+    CUT = ContextCut(
+        2, (("<|python_end|>", 1, 17, "[", "\\s"),), anchored="\\A(?:\\s*\\[)", sentinel="\x00"
+    )
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
     WATCH = {

@@ -85,6 +85,68 @@ func TestParseWithGivesTheReferenceMessageInItsKeyOrder(t *testing.T) {
 	}
 }
 
+func TestEventTypesNameTheReferenceEvents(t *testing.T) {
+	names := map[rt.EventType]string{
+		rt.RegionOpen: "region_open", rt.RegionChunk: "region_chunk", rt.RegionClose: "region_close",
+		0: "EventType(0)", 4: "EventType(4)",
+	}
+	for kind, name := range names {
+		if got := kind.String(); got != name {
+			t.Errorf("%d: %q, want %q", kind, got, name)
+		}
+	}
+	p, err := rt.NewParser(apiProgram, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := p.Feed("<think>a</think>")
+	if err != nil || len(events) != 3 {
+		t.Fatalf("%v %v", events, err)
+	}
+	for i, kind := range []rt.EventType{rt.RegionOpen, rt.RegionChunk, rt.RegionClose} {
+		if events[i].Type != kind {
+			t.Errorf("event %d: %v, want %v", i, events[i].Type, kind)
+		}
+	}
+}
+
+func TestAppendFeedAppendsWhatFeedReturns(t *testing.T) {
+	text := "<think>a  b\n</think>ok  <tool_call>{\"name\": \"g\"}</tool_call>  \n<|end|>"
+	for _, size := range []int{1, 2, 3, 7, len(text)} {
+		fed, err := rt.NewParser(apiProgram, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		appended, _ := rt.NewParser(apiProgram, "")
+		var want, got []rt.Event
+		buffer := []rt.Event{{Field: "kept"}}
+		for at := 0; at < len(text); at += size {
+			chunk := text[at:min(at+size, len(text))]
+			events, err := fed.Feed(chunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, events...)
+			out, err := appended.AppendFeed(buffer[:1], chunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out[0].Field != "kept" {
+				t.Fatalf("size %d: dst's events were overwritten", size)
+			}
+			got = append(got, out[1:]...)
+			buffer = out // the storage is reused by the next step
+		}
+		if rt.Dumps(got) != rt.Dumps(want) {
+			t.Errorf("size %d:\n%s\nwant %s", size, rt.Dumps(got), rt.Dumps(want))
+		}
+		appended.Finalize()
+		if out, err := appended.AppendFeed(buffer[:1], "x"); err == nil || len(out) != 1 {
+			t.Errorf("after Finalize: %v %v", out, err)
+		}
+	}
+}
+
 func TestEventsMarshalAsThePythonDicts(t *testing.T) {
 	p, err := rt.NewParser(apiProgram, "system<|assistant|><think>a")
 	if err != nil {

@@ -44,21 +44,23 @@ func (h *Hint) runStart(text string, end, floor int) int {
 	return end
 }
 
-// starts lists the candidate starts in [runStart, runEnd].
-func (h *Hint) starts(text string, runStart, runEnd int) []int {
-	if h.FirstLead != nil && (runStart == runEnd || holdsAll(h.FirstLead, text[runStart:runEnd])) {
-		return []int{runStart}
+// firstStart is the first candidate start in [runStart, runEnd], and
+// whether it is the only one (a run of the first lead is tried from its
+// start only).
+func (h *Hint) firstStart(text string, runStart, runEnd int) (int, bool) {
+	return runStart, h.FirstLead != nil && (runStart == runEnd || holdsAll(h.FirstLead, text[runStart:runEnd]))
+}
+
+// nextStart is the candidate start after at, up to runEnd, or -1.
+func nextStart(text string, at, runEnd int) int {
+	if at >= len(text) {
+		return -1
 	}
-	var out []int
-	for at := runStart; at <= runEnd; {
-		out = append(out, at)
-		if at >= len(text) {
-			break
-		}
-		_, size := utf8.DecodeRuneInString(text[at:])
-		at += size
+	_, size := utf8.DecodeRuneInString(text[at:])
+	if at+size > runEnd {
+		return -1
 	}
-	return out
+	return at + size
 }
 
 func (h *Hint) nextTrigger(text string, start int) int {
@@ -93,7 +95,7 @@ func (re *Regex) matchAt(m *machine, text string, s int, partial bool) span {
 	m.reset(re, text)
 	m.resetCaps()
 	m.start = s
-	if m.run(re.Root, s, false, m.accept) {
+	if re.mayComplete(text, s) && m.run(re.Root, s, false, m.accept) {
 		return m.complete(s)
 	}
 	if !partial {
@@ -123,8 +125,10 @@ func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial
 		if triggerAt < 0 {
 			break
 		}
-		for _, candidate := range h.starts(text, h.runStart(text, triggerAt, start), triggerAt) {
-			if found := re.matchAt(m, text, candidate, partial); found.ok {
+		candidate, only := h.firstStart(text, h.runStart(text, triggerAt, start), triggerAt)
+		for candidate >= 0 {
+			// Once a partial match is found only a complete one matters.
+			if found := re.matchAt(m, text, candidate, partial && !firstPartial.ok); found.ok {
 				if !found.partial {
 					return found // complete matches win over partial ones, as in search
 				}
@@ -132,6 +136,10 @@ func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial
 					firstPartial = found
 				}
 			}
+			if only {
+				break
+			}
+			candidate = nextStart(text, candidate, triggerAt)
 		}
 		_, step := utf8.DecodeRuneInString(text[triggerAt:])
 		start = triggerAt + step
@@ -146,9 +154,12 @@ func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial
 			if h.Exact && (run == tailAt || holdsAll(h.FirstLead, text[run:tailAt])) {
 				return span{start: run, end: size, partial: true, ok: true}
 			}
-			for _, candidate := range h.starts(text, run, tailAt) {
+			for candidate, only := h.firstStart(text, run, tailAt); candidate >= 0; candidate = nextStart(text, candidate, tailAt) {
 				if found := re.matchAt(m, text, candidate, true); found.ok {
 					return found
+				}
+				if only {
+					break
 				}
 			}
 			_, step := utf8.DecodeRuneInString(text[tailAt:])
@@ -159,9 +170,12 @@ func (re *Regex) searchHinted(m *machine, h *Hint, text string, pos int, partial
 		run := h.runStart(text, size, start)
 		if run < size {
 			_, last := utf8.DecodeLastRuneInString(text)
-			for _, candidate := range h.starts(text, run, size-last) {
+			for candidate, only := h.firstStart(text, run, size-last); candidate >= 0; candidate = nextStart(text, candidate, size-last) {
 				if found := re.matchAt(m, text, candidate, true); found.ok {
 					return found
+				}
+				if only {
+					break
 				}
 			}
 		}

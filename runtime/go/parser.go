@@ -1,19 +1,43 @@
 package rt
 
 import (
+	"math/bits"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 )
 
 // Event is one streaming event: region_open, region_chunk (Text, Dirty) or
-// region_close (Value).
+// region_close (Value). 56 bytes: every plain token gives one, so its size
+// is most of what a token allocates (the type is a byte, not a string).
 type Event struct {
-	Type  string
+	Type  EventType
+	Dirty bool
 	Field string
 	Text  string
-	Dirty bool
 	Value any
+}
+
+// EventType is an event's "type": RegionOpen, RegionChunk or RegionClose;
+// String gives the reference's name.
+type EventType uint8
+
+// The event types.
+const (
+	RegionOpen EventType = iota + 1
+	RegionChunk
+	RegionClose
+)
+
+var eventTypeNames = [...]string{RegionOpen: "region_open", RegionChunk: "region_chunk", RegionClose: "region_close"}
+
+// String is the type's name in the reference's events ("region_chunk").
+func (t EventType) String() string {
+	if int(t) < len(eventTypeNames) && t > 0 {
+		return eventTypeNames[t]
+	}
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
 }
 
 // MarshalJSON writes the event as the Python dict it mirrors.
@@ -188,6 +212,42 @@ type FastPath struct {
 	HoldLead []rune // nil: none
 
 	leadASCII, holdASCII [2]uint64 // the classes' ASCII members, as bitmaps
+	triggerASCII         [2]uint64 // the triggers, when each is one ASCII character
+	byteTriggers         bool      // every trigger is one ASCII character
+}
+
+// prepare sets the bitmaps from the classes and triggers.
+func (fast *FastPath) prepare() {
+	fast.leadASCII, fast.holdASCII = asciiBitmap(fast.Leads), asciiBitmap(fast.HoldLead)
+	fast.triggerASCII, fast.byteTriggers = [2]uint64{}, true
+	for _, t := range fast.Triggers {
+		if len(t) != 1 || t[0] >= utf8.RuneSelf {
+			fast.byteTriggers = false
+			continue
+		}
+		fast.triggerASCII[t[0]>>6] |= 1 << (t[0] & 63)
+	}
+}
+
+// holdsTrigger: text holds one of the triggers. One pass over the bytes
+// when every trigger is one ASCII character (a byte of a multi-byte
+// character is never ASCII), which for a short token beats one search per
+// trigger.
+func (fast *FastPath) holdsTrigger(text string) bool {
+	if !fast.byteTriggers {
+		for _, trigger := range fast.Triggers {
+			if strings.Contains(text, trigger) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < utf8.RuneSelf && fast.triggerASCII[c>>6]&(1<<(c&63)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func asciiBitmap(set []rune) (bits [2]uint64) {
@@ -272,7 +332,7 @@ func (p *Program) Init() *Program {
 	}
 	p.fast = make([]*FastPath, len(p.Fields)+1)
 	for state, fast := range p.Fast {
-		fast.leadASCII, fast.holdASCII = asciiBitmap(fast.Leads), asciiBitmap(fast.HoldLead)
+		fast.prepare()
 		p.fast[state+1] = fast
 	}
 	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
@@ -354,7 +414,7 @@ func deriveFastPath(p *Program, watch []Watch) *FastPath {
 			fast.Triggers = append(fast.Triggers, string(rune(c)))
 		}
 	}
-	fast.leadASCII = asciiBitmap(leads)
+	fast.prepare()
 	if leads != nil {
 		for _, w := range watch {
 			if d := p.delimiterOf(w); d.Regex != nil && subsetOf(leads, d.Regex.Entry) && holdsAtRunStart(d.Regex.Root, leads) {
@@ -607,6 +667,17 @@ type Parser struct {
 	heldLead  bool    // the held text is all of the state's hold lead
 	heldRun   bool    // the held text is all of the state's holdRun class
 	slab      []Event // returned events are carved from it (see startEvents)
+	appending bool    // AppendFeed: events go to dst, not to the slab
+	dst       []Event
+	// from[i]: where watch i of the state last found no match, complete or
+	// partial, before (absolute offsets; -1: unknown), taken at read position
+	// fromPos in state fromState (see scanText); consumed is the absolute
+	// offset of buf[0].
+	from      []int
+	fromOK    bool
+	fromState int
+	fromPos   int
+	consumed  int
 }
 
 // slabSize is how many events one allocation holds.
@@ -619,6 +690,9 @@ const slabSize = 128
 // caller's append copies, and the slab never writes its elements again:
 // the caller owns them.
 func (p *Parser) startEvents() []Event {
+	if p.appending {
+		return p.dst
+	}
 	if cap(p.slab)-len(p.slab) < 4 {
 		p.slab = make([]Event, 0, slabSize)
 	}
@@ -627,6 +701,9 @@ func (p *Parser) startEvents() []Event {
 
 // finish publishes a step's events (see startEvents).
 func (p *Parser) finish(events []Event) []Event {
+	if p.appending {
+		return events
+	}
 	n := len(events)
 	if n == 0 {
 		return []Event{}
@@ -639,18 +716,22 @@ func (p *Parser) finish(events []Event) []Event {
 
 // publishOne publishes one chunk event (see startEvents).
 func (p *Parser) publishOne(field, text string, dirty bool) []Event {
+	if p.appending {
+		addEvent(&p.dst, RegionChunk, field, text, dirty, nil)
+		return p.dst
+	}
 	if len(p.slab) == cap(p.slab) {
 		p.slab = make([]Event, 0, slabSize)
 	}
 	n := len(p.slab)
 	p.slab = p.slab[:n+1]
-	setEvent(&p.slab[n], "region_chunk", field, text, dirty, nil)
+	setEvent(&p.slab[n], RegionChunk, field, text, dirty, nil)
 	return p.slab[n : n+1 : n+1]
 }
 
 // addEvent appends an event, writing its fields one by one (a struct copy
 // of an Event is a bulk write barrier while the collector marks).
-func addEvent(events *[]Event, kind, field, text string, dirty bool, value any) {
+func addEvent(events *[]Event, kind EventType, field, text string, dirty bool, value any) {
 	list := *events
 	n := len(list)
 	if n < cap(list) {
@@ -662,8 +743,11 @@ func addEvent(events *[]Event, kind, field, text string, dirty bool, value any) 
 	*events = list
 }
 
-func setEvent(e *Event, kind, field, text string, dirty bool, value any) {
-	e.Type, e.Field, e.Text, e.Dirty = kind, field, text, dirty
+func setEvent(e *Event, kind EventType, field, text string, dirty bool, value any) {
+	e.Type, e.Text, e.Dirty = kind, text, dirty
+	if e.Field != field { // an AppendFeed buffer mostly holds it already: no write barrier
+		e.Field = field
+	}
 	if value != nil || e.Value != nil {
 		e.Value = value
 	}
@@ -704,6 +788,29 @@ func (p *Parser) InitialEvents() []Event { return p.initial }
 // Captures are the named groups of the open match of the region open now.
 func (p *Parser) Captures() []Capture { return append([]Capture(nil), p.captures...) }
 
+// AppendFeed is Feed appending the events to dst (as append does) instead
+// of returning a new slice: a caller that is done with a step's events
+// before the next step can pass the same storage again (events[:0]), and
+// plain tokens then allocate nothing. Feed's events are the caller's to
+// keep, so each costs an allocation, and the collector's work for it.
+func (p *Parser) AppendFeed(dst []Event, text string) ([]Event, error) {
+	p.appending, p.dst = true, dst
+	events, err := p.Feed(text)
+	p.appending, p.dst = false, nil
+	if events == nil {
+		events = dst // finalized
+	}
+	return events, err
+}
+
+// noEvents is a step's empty result.
+func (p *Parser) noEvents() []Event {
+	if p.appending {
+		return p.dst
+	}
+	return []Event{}
+}
+
 // Feed adds generated text and returns the events it completes.
 func (p *Parser) Feed(text string) ([]Event, error) {
 	if p.finalized {
@@ -718,7 +825,7 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 	if p.heldRun {
 		if run := p.prog.holdRuns[p.state+1]; holdsAllFast(&run.ascii, run.set, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
-			return []Event{}, nil
+			return p.noEvents(), nil
 		}
 	}
 	return p.feedSlowly(text)
@@ -727,10 +834,8 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 // feedFast handles text that cannot start a delimiter without searching;
 // done is false when the general step must run.
 func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
-	for _, trigger := range fast.Triggers {
-		if strings.Contains(text, trigger) {
-			return nil, false
-		}
+	if fast.holdsTrigger(text) {
+		return nil, false
 	}
 	last := rune(text[len(text)-1])
 	if last >= utf8.RuneSelf {
@@ -745,13 +850,14 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 				if !p.lazy { // buf catches up from the body when needed (see materialize)
 					p.lazy, p.lazyMark = true, p.body.Len()
 				}
-				p.body.WriteString(text)
+				p.appendBody(text)
 				return p.publishOne(f.Name, text, f.dirty), true
 			}
 			p.materialize()
 			context := p.prog.Context
 			if context >= 0 && len(text) >= storeMin && utf8.RuneCountInString(text) >= context {
 				p.buf, p.inStore = text, false // it holds all the context regex delimiters read behind
+				p.fromOK = false
 			} else {
 				p.extend(text)
 			}
@@ -762,13 +868,19 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			return p.finish(events), true
 		}
 		if fast.HoldLead != nil {
+			if p.opened && p.current >= 0 {
+				return p.holdLazily(fast, text)
+			}
 			p.materialize()
 			return p.holdLeadRun(fast, text)
 		}
 	} else if p.heldLead {
 		if holdsAllFast(&fast.holdASCII, fast.HoldLead, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
-			return []Event{}, true
+			return p.noEvents(), true
+		}
+		if p.lazy {
+			return p.releaseLazily(fast, text, endsInLead)
 		}
 		if !endsInLead {
 			return p.releaseHeld(fast, text)
@@ -776,6 +888,57 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 		return p.releaseAndHold(fast, text)
 	}
 	return nil, false
+}
+
+// holdLazily is holdLeadRun on the common path (see materialize): what
+// comes before the trailing run goes to the region's body and one chunk
+// event, the run is held in pieces (after the read position, where the
+// general step joins them once buf is brought up to date).
+func (p *Parser) holdLazily(fast *FastPath, text string) ([]Event, bool) {
+	start := fast.runStart(text)
+	if !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
+		return nil, false
+	}
+	if !p.lazy {
+		p.lazy, p.lazyMark = true, p.body.Len()
+	}
+	p.pieces.WriteString(text[start:])
+	p.heldLead = true
+	if start == 0 {
+		return p.noEvents(), true
+	}
+	f := p.prog.Fields[p.current]
+	p.appendBody(text[:start])
+	return p.publishOne(f.Name, text[:start], f.dirty), true
+}
+
+// releaseLazily is releaseHeld (or, when text ends in lead characters,
+// releaseAndHold) on the common path: the held pieces and the text up to
+// its trailing run go to the body as one chunk, cut from the body itself.
+func (p *Parser) releaseLazily(fast *FastPath, text string, endsInLead bool) ([]Event, bool) {
+	start := len(text)
+	if endsInLead {
+		start = fast.runStart(text)
+		if start == 0 || !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
+			return nil, false
+		}
+	}
+	for _, trigger := range fast.Triggers { // the held text is the pieces (buf is behind: see materialize)
+		if len(trigger) > 1 || strings.Contains(p.pieces.String(), trigger) {
+			return nil, false
+		}
+	}
+	mark := p.body.Len()
+	p.appendBody(p.pieces.String())
+	p.pieces.Reset()
+	p.appendBody(text[:start])
+	chunk := p.body.String()[mark:] // bytes a Builder wrote are never written again
+	p.heldLead = endsInLead
+	if endsInLead {
+		p.pieces.WriteString(text[start:])
+	}
+	f := p.prog.Fields[p.current]
+	return p.publishOne(f.Name, chunk, f.dirty), true
 }
 
 // releaseAndHold: held lead characters, then text with no trigger that ends
@@ -890,6 +1053,7 @@ func (p *Parser) materialize() {
 			cut++
 		}
 		p.buf, p.inStore = routed[cut:], false
+		p.fromOK = false
 	} else {
 		p.extend(routed)
 	}
@@ -903,21 +1067,30 @@ const storeMin = 512
 // extend appends text to buf. buf is the tail of an append-only store (a
 // strings.Builder): bytes once written are never written again, so every
 // string cut from buf (event texts, captures) stays valid, and appending
-// costs a copy of text instead of a copy of buf. When the store is full
-// (or buf is not its tail), a new one starts with the live text; the old
-// one stays with the strings cut from it.
+// costs a copy of text instead of a copy of buf. When buf is not the
+// store's tail, the live text is copied to the store's end; when the store
+// is full, a new one starts with the live text, and the old one stays with
+// the strings cut from it.
 func (p *Parser) extend(text string) {
-	if !p.inStore || p.store.Cap()-p.store.Len() < len(text) {
-		size := 2 * (len(p.buf) + len(text))
+	if p.inStore && p.store.Cap()-p.store.Len() >= len(text) {
+		p.store.WriteString(text)
+		p.buf = p.store.String()[p.storeOff:]
+		return
+	}
+	live := p.buf
+	if need := len(live) + len(text); p.inStore || p.store.Cap()-p.store.Len() < need {
+		size := 2 * need
 		if size < storeMin {
 			size = storeMin
 		}
-		live := p.buf
 		p.store.Reset()
 		p.store.Grow(size)
-		p.store.WriteString(live)
-		p.storeOff, p.inStore = 0, true
 	}
+	// buf is not the store's tail (materialize cut it from the body) and the
+	// store has room: the live text goes after what the store holds, which
+	// stays as written, instead of into a new store at every general step.
+	p.storeOff, p.inStore = p.store.Len(), true
+	p.store.WriteString(live)
 	p.store.WriteString(text)
 	p.buf = p.store.String()[p.storeOff:]
 }
@@ -1004,15 +1177,9 @@ func (p *Parser) trim() {
 	if context < 0 || p.pos <= context+trimSlack {
 		return
 	}
-	cut := p.pos
-	for n := 0; n < context && cut > 0; {
-		cut--
-		if utf8.RuneStart(p.buf[cut]) {
-			n++
-		}
-	}
-	if cut > 0 {
+	if cut := backChars(p.buf, p.pos, context); cut > 0 {
 		p.buf = p.buf[cut:]
+		p.consumed += cut
 		p.pos -= cut
 		p.storeOff += cut
 	}
@@ -1081,8 +1248,15 @@ func backChars(s string, pos, n int) int {
 			return start
 		}
 	}
-	base := pos
-	for counted := 0; counted < n && base > 0; {
+	base, counted := pos, 0
+	for base >= 8 && counted+8 < n { // eight bytes hold at most eight starts: the n-th is further left
+		w := uint64(s[base-8]) | uint64(s[base-7])<<8 | uint64(s[base-6])<<16 | uint64(s[base-5])<<24 |
+			uint64(s[base-4])<<32 | uint64(s[base-3])<<40 | uint64(s[base-2])<<48 | uint64(s[base-1])<<56
+		x := w&0xC0C0C0C0C0C0C0C0 ^ 0x8080808080808080 // a byte is 0 where it continues a character
+		counted += bits.OnesCount64((x | x<<1) & 0x8080808080808080)
+		base -= 8
+	}
+	for counted < n && base > 0 {
 		base--
 		if utf8.RuneStart(s[base]) {
 			counted++
@@ -1150,13 +1324,29 @@ func shiftCaps(caps []int, by int) []int {
 }
 
 // scanText is scan without the memo.
+//
+// While the read position and the state stay and text is only appended, a
+// regex delimiter's search starts where its last search found nothing
+// before: a match (complete or partial) of the longer text starting at s
+// reads through the old end (it would have been a partial match at s) or
+// not (it would have been a complete one), so it starts at or after the
+// old leftmost partial match, or after the old end when there was none. A
+// held tool-call header is searched again at every token; the delimiters
+// that cannot match in it then read only the new text.
 func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 	buf, pos := p.buf, p.pos
 	size := len(buf)
 	hold := size
 	var best found
 	have := false
-	for _, w := range watch {
+	if !eos && !(p.fromOK && p.fromState == p.state && p.fromPos == p.consumed+pos && len(p.from) == len(watch)) {
+		p.from = p.from[:0]
+		for range watch {
+			p.from = append(p.from, -1)
+		}
+		p.fromOK, p.fromState, p.fromPos = true, p.state, p.consumed+pos
+	}
+	for wi, w := range watch {
 		f := p.prog.Fields[w.Field]
 		d := f.Open
 		if w.Kind == Close {
@@ -1182,11 +1372,25 @@ func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 				continue
 			}
 		} else {
+			at := pos
+			if !eos && p.from[wi]-p.consumed > at {
+				at = p.from[wi] - p.consumed
+			}
 			var sp span
 			if d.Hint != nil {
-				sp = d.Regex.searchHinted(&p.scratch, d.Hint, buf, pos, !eos)
+				sp = d.Regex.searchHinted(&p.scratch, d.Hint, buf, at, !eos)
 			} else {
-				sp = d.Regex.search(&p.scratch, buf, pos, !eos)
+				sp = d.Regex.search(&p.scratch, buf, at, !eos)
+			}
+			if !eos {
+				switch {
+				case !sp.ok:
+					p.from[wi] = p.consumed + size
+				case sp.partial:
+					p.from[wi] = p.consumed + sp.start
+				default:
+					p.from[wi] = -1
+				}
 			}
 			if !sp.ok {
 				continue
@@ -1271,11 +1475,21 @@ func (p *Parser) route(events *[]Event, text string) {
 	}
 	f := p.prog.Fields[p.current]
 	if !p.opened {
-		addEvent(events, "region_open", f.Name, "", false, nil)
+		addEvent(events, RegionOpen, f.Name, "", false, nil)
 		p.opened = true
 	}
+	p.appendBody(text)
+	addEvent(events, RegionChunk, f.Name, text, f.dirty, nil)
+}
+
+// appendBody adds text to the open region's body, doubling its store when
+// full (Builder.WriteString grows a long body by a quarter at a time: five
+// times the copying and twice the allocation of a prose region).
+func (p *Parser) appendBody(text string) {
+	if p.body.Cap()-p.body.Len() < len(text) {
+		p.body.Grow(len(text))
+	}
 	p.body.WriteString(text)
-	addEvent(events, "region_chunk", f.Name, text, f.dirty, nil)
 }
 
 func (p *Parser) enterImplicit() {
@@ -1294,7 +1508,7 @@ func (p *Parser) open(events *[]Event, index int, re *Regex, caps []int) {
 	p.body.Reset()
 	p.body.Grow(128) // one allocation for a short body (a tool call) instead of several
 	p.opened = true
-	addEvent(events, "region_open", f.Name, "", false, nil)
+	addEvent(events, RegionOpen, f.Name, "", false, nil)
 }
 
 // valueOf parses a closed region's body and applies the transform.
@@ -1361,7 +1575,7 @@ func (p *Parser) close(events *[]Event) error {
 		default:
 			out.Set(f.Name, value)
 		}
-		addEvent(events, "region_close", f.Name, "", false, value)
+		addEvent(events, RegionClose, f.Name, "", false, value)
 	}
 	p.enterImplicit()
 	p.captures = nil

@@ -1,6 +1,9 @@
 package rt
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Op is the kind of a regex node. Patterns are parsed by the compiler
 // (compiler/regex) and emitted as node trees; character classes arrive as
@@ -76,6 +79,26 @@ type Regex struct {
 	// leadInside: lead was read off an alternation's branches (branchesLead)
 	leadInside bool
 	starts     firstChars // the characters a match can start reading at
+	// needs: a literal every complete match reads (the last literal of the
+	// top-level sequence; "": none). Where it does not occur at or after a
+	// start, no complete match starts there: a held tool-call header that
+	// has not reached its closing literal is then only tried for a partial
+	// match, not backtracked through for a complete one at every token.
+	needs string
+}
+
+// mayComplete: a complete match may start at s (see needs).
+func (re *Regex) mayComplete(text string, s int) bool {
+	return re.needs == "" || strings.Contains(text[s:], re.needs)
+}
+
+// lastStart is the last place a complete match may start (see needs), or
+// len(text).
+func (re *Regex) lastStart(text string) int {
+	if re.needs == "" {
+		return len(text)
+	}
+	return strings.LastIndex(text, re.needs)
 }
 
 // Match is one match: byte offsets, Partial when it ran into the end of text.
@@ -550,6 +573,18 @@ func (m *machine) giveBack(n, body *Node, i int, k func(int) bool) bool {
 // repeat is the general repeat; an iteration that matches nothing once the
 // minimum is reached ends the repeat (as the `regex` module does).
 func (m *machine) repeat(n *Node, count, i int, back bool, k func(int) bool) bool {
+	if n.Max == 1 && count == 0 {
+		// `?` (or `{1}`): one iteration goes on with k itself, which is what
+		// the general case comes to, without building two continuations
+		// per attempt.
+		if n.Min == 1 {
+			return m.run(n.Subs[0], i, back, k)
+		}
+		if n.Lazy {
+			return k(i) || m.run(n.Subs[0], i, back, k)
+		}
+		return m.run(n.Subs[0], i, back, k) || k(i)
+	}
 	more := n.Max < 0 || count < n.Max
 	iterate := func() bool {
 		return m.run(n.Subs[0], i, back, func(j int) bool {
@@ -782,6 +817,14 @@ func (re *Regex) prepare() {
 	if n.Op == OpConcat && len(n.Subs) > 0 {
 		n = n.Subs[0]
 	}
+	re.needs = ""
+	if root := re.Root; root.Op == OpConcat {
+		for i := len(root.Subs) - 1; i >= 0 && re.needs == ""; i-- {
+			if root.Subs[i].Op == OpLit {
+				re.needs = root.Subs[i].Lit
+			}
+		}
+	}
 	if n.Op == OpRepeat && n.Max < 0 && n.Subs[0].Op == OpSet {
 		re.lead = n.Subs[0].Set
 	} else if lead := branchesLead(re.Root); lead != nil && subsetOf(lead, re.Entry) {
@@ -886,7 +929,8 @@ func (re *Regex) Search(text string, pos int, partial bool) *Match {
 func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 	m.reset(re, text)
 	lead := re.firstLead()
-	for s := pos; ; {
+	last := re.lastStart(text)
+	for s := pos; s <= last; {
 		m.resetCaps()
 		m.start = s
 		if re.skippable(text, pos, s, lead) && s != m.noEmpty || re.starts.excludes(text, s) {

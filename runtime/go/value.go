@@ -233,11 +233,11 @@ func writeJSON(b *strings.Builder, v any) {
 
 func writeEvent(b *strings.Builder, e Event) {
 	b.WriteString(`{"type": `)
-	writeJSONString(b, e.Type)
+	writeJSONString(b, e.Type.String())
 	b.WriteString(`, "field": `)
 	writeJSONString(b, e.Field)
 	switch e.Type {
-	case "region_chunk":
+	case RegionChunk:
 		b.WriteString(`, "text": `)
 		writeJSONString(b, e.Text)
 		if e.Dirty {
@@ -246,7 +246,7 @@ func writeEvent(b *strings.Builder, e Event) {
 			b.WriteString(`, "dirty": false}`)
 		}
 		return
-	case "region_close":
+	case RegionClose:
 		b.WriteString(`, "value": `)
 		writeJSON(b, e.Value)
 	}

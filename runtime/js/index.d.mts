@@ -80,7 +80,13 @@ export declare class Match {
 
 /** A delimiter regex compiled by the compiler, with the `regex` module's semantics. */
 export declare class Regex {
-  constructor(source: string, tree: unknown[], entry?: number[] | null);
+  constructor(
+    source: string,
+    tree: unknown[],
+    entry?: number[] | null,
+    hint?: { triggers: string[]; leads: number[] | null } | null,
+    firstLead?: number[] | null,
+  );
   readonly source: string;
   search(text: string, pos: number, partial?: boolean): Match | null;
   finditer(text: string): Generator<Match, void, undefined>;

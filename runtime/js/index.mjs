@@ -606,6 +606,7 @@ export class StreamParser {
         this._process(this.initialEvents, false);
       }
     }
+    this._noteHeld();
   }
 
   /** The named groups of the open match of the region open now (a copy). */
@@ -618,6 +619,14 @@ export class StreamParser {
     if (this._finalized) throw new RuntimeError("ResponseParser already finalized");
     if (typeof text !== "string") throw new TypeError_(`can only concatenate str (not "${typeName(text)}") to str`);
     const events = [];
+    const held = this._heldLead;
+    if (held !== null && allLead(held, text, 0)) {
+      // The held text and `text` are all of the state's hold lead (8,000
+      // newline tokens in reasoning): the pending match stays where it is
+      // and nothing can match, so no search runs (see _noteHeld).
+      this._buf += text;
+      return events;
+    }
     const fast = this._spec.fast?.get(this._state);
     if (fast !== undefined && text && this._pos === this._buf.length && this._skippable(fast, text)) {
       // Nothing is held and no delimiter of this state can start in `text`
@@ -626,17 +635,31 @@ export class StreamParser {
       this._pos = this._buf.length;
       this._route(events, text);
       this._trim();
+      this._noteHeld();
       return events;
     }
     this._buf += text;
     this._process(events, false);
     this._trim();
+    this._noteHeld();
     return events;
   }
 
   _skippable(fast, text) {
     for (const trigger of fast.triggers) if (text.includes(trigger)) return false;
     return !inRanges(fast.leads, codePointBefore(text, text.length));
+  }
+
+  /**
+   * After a search: the state's hold lead while the held text is all of it
+   * (the compiler's analysis: then a delimiter that starts with an unbounded
+   * repeat of it has its partial match at the read position, and text of
+   * that class holding none of the trigger characters can complete no
+   * match), else null.
+   */
+  _noteHeld() {
+    const held = this._spec.holdLead?.get(this._state);
+    this._heldLead = held !== undefined && allLead(held, this._buf, this._pos) ? held : null;
   }
 
   /**
@@ -858,6 +881,18 @@ export class StreamParser {
     this._body = [];
     this._opened = false;
   }
+}
+
+/** Whether `text` from `from` on is all of a hold lead's class and holds none of its trigger characters. */
+function allLead(held, text, from) {
+  const lead = held.lead;
+  for (let i = from; i < text.length; ) {
+    const cp = text.codePointAt(i);
+    if (!inRanges(lead, cp)) return false;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  for (const trigger of held.triggers) if (text.includes(trigger, from)) return false;
+  return true;
 }
 
 function cpLength(text, start, end) {

@@ -75,6 +75,14 @@ export function nextIndex(s, i) {
   return i + 1;
 }
 
+/** Whether index `i` falls inside a surrogate pair. */
+function isLowSurrogateOfPair(s, i) {
+  const c = s.charCodeAt(i);
+  if (!(c >= 0xdc00 && c <= 0xdfff)) return false;
+  const b = s.charCodeAt(i - 1);
+  return b >= 0xd800 && b <= 0xdbff;
+}
+
 function prevIndex(s, i) {
   return codePointBefore(s, i) > 0xffff ? i - 2 : i - 1;
 }
@@ -109,10 +117,17 @@ export class Regex {
    * @param {string} source the pattern as written (Python syntax)
    * @param {Array} tree the pattern tree (see the top of this file)
    * @param {number[]|null} entry code points any non-empty match or partial match reads first; null: any
+   * @param {object|null} hint trigger strings and lead classes (see below)
+   * @param {number[]|null} firstLead the class of a greedy unbounded repeat the pattern starts with
    */
-  constructor(source, tree, entry = null, hint = null) {
+  constructor(source, tree, entry = null, hint = null, firstLead = null) {
     this.source = source;
     this.entry = entry;
+    // In a run of these characters, an attempt reads a subset of what the
+    // attempt one character earlier read (it is that attempt with one
+    // repeat less): only the run's first position needs trying. Without
+    // this, a held run of 8,000 newlines was swept from every start.
+    this.firstLead = firstLead;
     // From the compiler's analysis: every complete match is a run of `leads`
     // characters then one of the `triggers` strings, so complete matches are
     // only tried where a trigger occurs (found with indexOf).
@@ -379,57 +394,122 @@ export class Regex {
    * {start, end, partial, caps}; positions are UTF-16 indices.
    */
   search(s, pos, partial = false) {
-    if (this.hint !== null) {
-      const found = this._searchTriggers(s, pos);
-      if (found !== null || !partial) return found;
-      // No complete match anywhere: only the partial sweep is left.
-    }
+    if (this.hint !== null) return this._searchHinted(s, pos, partial);
     const n = s.length;
     let firstHit = -1;
     const ctx = this._ctx;
     for (let p = pos; p <= n; p = p < n ? nextIndex(s, p) : n + 1) {
       if (p < n ? !this._entryOk(s, p) : this.entry !== null) continue;
+      if (this._insideRun(s, pos, p)) continue;
       const caps = this._attempt(s, p, partial);
       if (caps !== null) return new Match(this, s, caps, false);
-      if (ctx.hit && firstHit < 0) {
-        firstHit = p;
-        // With trigger strings, _searchTriggers has shown there is no
-        // complete match: the first partial is the answer (a held run of
-        // 8,000 newlines was swept from every start, at every token).
-        if (this.hint !== null) break;
-      }
+      if (ctx.hit && firstHit < 0) firstHit = p;
     }
-    if (firstHit >= 0) {
-      const caps = new Array(2 * (this.groupCount + 1)).fill(-1);
-      caps[0] = firstHit;
-      caps[1] = n;
-      return new Match(this, s, caps, true);
+    return firstHit < 0 ? null : this._partialMatch(s, firstHit);
+  }
+
+  _partialMatch(s, start) {
+    const caps = new Array(2 * (this.groupCount + 1)).fill(-1);
+    caps[0] = start;
+    caps[1] = s.length;
+    return new Match(this, s, caps, true);
+  }
+
+  /** Whether `p` follows a character of the first lead at or after `from` (tried already). */
+  _insideRun(s, from, p) {
+    return this.firstLead !== null && p > from && inRanges(this.firstLead, codePointBefore(s, p));
+  }
+
+  /** The start of the run of lead characters that ends at `end`, not before `floor`. */
+  _runStart(s, end, floor) {
+    const leads = this.hint.leads;
+    let start = end;
+    while (start > floor && leads !== null && inRanges(leads, codePointBefore(s, start))) start = prevIndex(s, start);
+    return start;
+  }
+
+  /**
+   * `search` with trigger strings (the compiler's analysis: every match is
+   * a run of lead characters then a trigger string; every partial match is
+   * lead characters then a trigger string or a proper prefix of one, or
+   * lead characters only, running into the end). The pattern is tried only
+   * from the lead run before each trigger string; failing a complete match,
+   * from the run before a trigger prefix that ends the text, then from the
+   * lead run that ends it (the Python runtime's `Pattern.search`). A held
+   * run of 8,000 newlines is thus tried from its first position only, not
+   * swept from every start.
+   */
+  _searchHinted(s, pos, partial) {
+    const ctx = this._ctx;
+    const n = s.length;
+    let firstHit = -1;
+    let start = pos;
+    while (start < n) {
+      const at = this._nextTrigger(s, start);
+      if (at < 0) break;
+      for (let p = this._runStart(s, at, start); p <= at; p = nextIndex(s, p)) {
+        if (this._insideRun(s, start, p)) continue;
+        const caps = this._attempt(s, p, partial);
+        if (caps !== null) return new Match(this, s, caps, false);
+        if (ctx.hit && firstHit < 0) firstHit = p;
+      }
+      start = nextIndex(s, at);
+    }
+    if (!partial) return null;
+    if (firstHit >= 0) return this._partialMatch(s, firstHit);
+    const tailAt = this._tailPrefix(s, start);
+    if (tailAt >= 0) {
+      const found = this._firstPartial(s, this._runStart(s, tailAt, start), tailAt);
+      if (found >= 0) return this._partialMatch(s, found);
+      start = nextIndex(s, tailAt);
+    }
+    if (this.hint.leads !== null && start < n) {
+      const runStart = this._runStart(s, n, start);
+      if (runStart < n) {
+        const found = this._firstPartial(s, runStart, prevIndex(s, n));
+        if (found >= 0) return this._partialMatch(s, found);
+      }
     }
     return null;
   }
 
-  /** The leftmost complete match from `pos`, tried only before trigger strings. */
-  _searchTriggers(s, pos) {
-    const { triggers, leads } = this.hint;
-    let start = pos;
-    while (start < s.length) {
-      let at = -1;
-      for (const trigger of triggers) {
-        const found = s.indexOf(trigger, start);
-        if (found >= 0 && (at < 0 || found < at)) at = found;
-      }
-      if (at < 0) return null;
-      let runStart = at;
-      while (runStart > start && leads !== null && inRanges(leads, codePointBefore(s, runStart))) {
-        runStart = prevIndex(s, runStart);
-      }
-      for (let p = runStart; p <= at; p = nextIndex(s, p)) {
-        const caps = this._attempt(s, p, false);
-        if (caps !== null) return new Match(this, s, caps, false);
-      }
-      start = nextIndex(s, at);
+  /** The leftmost start of a trigger string at or after `start`, or -1. */
+  _nextTrigger(s, start) {
+    let at = -1;
+    for (const trigger of this.hint.triggers) {
+      const found = s.indexOf(trigger, start);
+      if (found >= 0 && (at < 0 || found < at)) at = found;
     }
-    return null;
+    return at;
+  }
+
+  /** The leftmost position at or after `start` from which the text is a proper prefix of a trigger string, or -1. */
+  _tailPrefix(s, start) {
+    const hint = this.hint;
+    if (hint.prefixes === undefined) {
+      hint.prefixes = new Set();
+      hint.longest = 0;
+      for (const trigger of hint.triggers) {
+        const chars = Array.from(trigger);
+        for (let i = 1; i < chars.length; i++) hint.prefixes.add(chars.slice(0, i).join(""));
+        hint.longest = Math.max(hint.longest, trigger.length);
+      }
+    }
+    const n = s.length;
+    let at = Math.max(start, n - hint.longest + 1);
+    if (at > start && isLowSurrogateOfPair(s, at)) at += 1;
+    for (; at < n; at = nextIndex(s, at)) if (hint.prefixes.has(s.slice(at))) return at;
+    return -1;
+  }
+
+  /** The first position in [from, to] a partial attempt runs into the end from, or -1. */
+  _firstPartial(s, from, to) {
+    for (let p = from; p <= to; p = nextIndex(s, p)) {
+      if (this._insideRun(s, from, p)) continue;
+      this._attempt(s, p, true);
+      if (this._ctx.hit) return p;
+    }
+    return -1;
   }
 
   /** Non-overlapping complete matches, as the `regex` module's finditer. */

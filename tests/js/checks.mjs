@@ -17,8 +17,80 @@ function equals(actual, expected) {
   return actual === expected ? null : `${JSON.stringify(actual)}, not ${JSON.stringify(expected)}`;
 }
 
+/** Runs `body` with the runtime's searches counted: characters handed to delimiter searches, matcher attempts. */
+export function countSearches(runtime, body) {
+  const counts = { examined: 0, attempts: 0 };
+  const { Regex, Literals } = runtime;
+  const search = Regex.prototype.search;
+  const attempt = Regex.prototype._attempt;
+  const find = Literals.prototype.find;
+  Regex.prototype.search = function (s, pos, partial) {
+    counts.examined += s.length - pos;
+    return search.call(this, s, pos, partial);
+  };
+  Regex.prototype._attempt = function (s, p, partial) {
+    counts.attempts += 1;
+    return attempt.call(this, s, p, partial);
+  };
+  Literals.prototype.find = function (buf, pos) {
+    counts.examined += buf.length - pos;
+    return find.call(this, buf, pos);
+  };
+  try {
+    body();
+  } finally {
+    Regex.prototype.search = search;
+    Regex.prototype._attempt = attempt;
+    Literals.prototype.find = find;
+  }
+  return counts;
+}
+
+/**
+ * A run of `count` newline tokens after `prompt` and `lead`, then "Done.":
+ * what the run and its release cost in searches, or what went wrong.
+ * Before the hold-lead path every newline searched the whole held run
+ * (quadratic); a search over the run tried each of its positions.
+ */
+export function heldRunProblem(runtime, module, prompt, lead, count = 2000) {
+  const parser = new module.ResponseParser(prompt);
+  const events = lead ? [...parser.feed(lead)] : [];
+  const run = countSearches(runtime, () => {
+    for (let i = 0; i < count; i++) events.push(...parser.feed("\n"));
+  });
+  if (run.examined > 20 * count) return `${run.examined} characters searched while ${count} newlines were held`;
+  const release = countSearches(runtime, () => {
+    events.push(...parser.feed("Done."));
+    events.push(...parser.finalize()[1]);
+  });
+  if (release.attempts > 100) return `${release.attempts} match attempts over the run and its end`;
+  const whole = new module.ResponseParser(prompt);
+  const expected = [...whole.feed(`${lead}${"\n".repeat(count)}Done.`), ...whole.finalize()[1]];
+  return equals(JSON.stringify(mergeChunks(events)), JSON.stringify(mergeChunks(expected)));
+}
+
+/** Events with consecutive chunks of one region merged (feeds split them differently). */
+function mergeChunks(events) {
+  const out = [];
+  for (const event of events) {
+    const last = out[out.length - 1];
+    if (event.type === "region_chunk" && last?.type === "region_chunk" && last.field === event.field) {
+      out[out.length - 1] = { ...last, text: last.text + event.text };
+    } else {
+      out.push({ ...event });
+    }
+  }
+  return out;
+}
+
 /** [name, ({runtime, module}) -> null | what went wrong]; `module` is the generated qwen3 parser. */
 export const CHECKS = [
+  // A held whitespace run costs a flat amount per token (bookkeeping, not
+  // time; tests/js/held-run.test.mjs has deepseek_v31 and gpt_oss too).
+  ["a newline run held in content is not searched per token", ({ runtime, module }) =>
+    heldRunProblem(runtime, module, "<|im_start|>assistant\n", "Some text.")],
+  ["a newline run held in reasoning is not searched per token", ({ runtime, module }) =>
+    heldRunProblem(runtime, module, "<|im_start|>assistant\n<think>\n", "")],
   // dumps(value, {ensureAscii: false}) keeps text readable (the web page) and valid
   // UTF-8: unlike Python, it escapes lone surrogates and DEL.
   ["dumps without ensureAscii escapes lone surrogates and DEL", ({ runtime }) =>

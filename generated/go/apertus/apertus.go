@@ -16,12 +16,21 @@ type (
 	Parser = rt.Parser
 	// Event is region_open, region_chunk or region_close.
 	Event = rt.Event
+	// EventType is an Event's Type (String gives "region_chunk" and so on).
+	EventType = rt.EventType
 	// Message is the parsed message (a dict keeping key order).
 	Message = rt.Message
 	// Option configures New and ParseResponse.
 	Option = rt.Option
 	// Error carries the Python class name the reference raises.
 	Error = rt.Error
+)
+
+// The event types.
+const (
+	RegionOpen  = rt.RegionOpen
+	RegionChunk = rt.RegionChunk
+	RegionClose = rt.RegionClose
 )
 
 // WithTools casts tool-call arguments to the types the tools' JSON schemas declare.
@@ -63,7 +72,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<|tools_prefix|>"},
 				}}}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<|inner_suffix|>", "<|tools_prefix|>"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.tool_calls
 			Name:        "tool_calls",
@@ -101,7 +110,7 @@ var program = (&rt.Program{
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: ":"},
-			}}, Names: []string{"", "name"}, Entry: set2}},
+			}}, Names: []string{"", "name"}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{",", "<|tools_prefix|>"}, Leads: set0, FirstLead: nil}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\})\\s*\\}(?=\\s*,\\s*\\{\\s*\"[^\"]+\"\\s*:\\s*\\{)|(?<=\\})\\s*\\}\\s*\\]\\s*<\\|tools_suffix\\|>|(?<=\\})\\s*\\}\\s*\\]\\s*\\Z", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
@@ -140,7 +149,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpAssert, Kind: 'Z'},
 				}},
-			}}, Names: []string{""}, Entry: set5}},
+			}}, Names: []string{""}, Entry: set5}, Hint: &rt.Hint{Triggers: []string{"}"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.content
 			Name:        "content",

@@ -16,12 +16,21 @@ type (
 	Parser = rt.Parser
 	// Event is region_open, region_chunk or region_close.
 	Event = rt.Event
+	// EventType is an Event's Type (String gives "region_chunk" and so on).
+	EventType = rt.EventType
 	// Message is the parsed message (a dict keeping key order).
 	Message = rt.Message
 	// Option configures New and ParseResponse.
 	Option = rt.Option
 	// Error carries the Python class name the reference raises.
 	Error = rt.Error
+)
+
+// The event types.
+const (
+	RegionOpen  = rt.RegionOpen
+	RegionChunk = rt.RegionChunk
+	RegionClose = rt.RegionClose
 )
 
 // WithTools casts tool-call arguments to the types the tools' JSON schemas declare.
@@ -64,7 +73,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<|tool_call>"},
 				}}}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<channel|>", "<|tool_call>"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.tool_calls
 			Name:        "tool_calls",

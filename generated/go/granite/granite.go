@@ -16,12 +16,21 @@ type (
 	Parser = rt.Parser
 	// Event is region_open, region_chunk or region_close.
 	Event = rt.Event
+	// EventType is an Event's Type (String gives "region_chunk" and so on).
+	EventType = rt.EventType
 	// Message is the parsed message (a dict keeping key order).
 	Message = rt.Message
 	// Option configures New and ParseResponse.
 	Option = rt.Option
 	// Error carries the Python class name the reference raises.
 	Error = rt.Error
+)
+
+// The event types.
+const (
+	RegionOpen  = rt.RegionOpen
+	RegionChunk = rt.RegionChunk
+	RegionClose = rt.RegionClose
 )
 
 // WithTools casts tool-call arguments to the types the tools' JSON schemas declare.
@@ -56,7 +65,7 @@ var program = (&rt.Program{
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "^\\s*(?:Here is|Here's) my thought process:|\\s*<think>", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpAssert, Kind: '^'},
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpLit, Lit: "Here is"},
 						&rt.Node{Op: rt.OpLit, Lit: "Here's"},
@@ -64,10 +73,10 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: " my thought process:"},
 				}},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<think>"},
 				}},
-			}}, Names: []string{""}, Entry: set0}},
+			}}, Names: []string{""}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<think>", "Here is", "Here's"}, Leads: set0, FirstLead: nil}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "</think>|(?:Here is|Here's) my response:|(?=\\s*<\\|tool_call\\|>)", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpLit, Lit: "</think>"},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -78,10 +87,10 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLit, Lit: " my response:"},
 				}},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<|tool_call|>"},
 				}}}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</think>", "<|tool_call|>", "Here is my response:", "Here's my response:"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.tool_calls
 			Name:          "tool_calls",
@@ -91,26 +100,26 @@ var program = (&rt.Program{
 			Transform:     rt.TDict([]string{"type", "function"}, rt.TValue("\"function\""), rt.TDict([]string{"name", "arguments"}, rt.TPlaceholder("name"), rt.TPlaceholder("arguments"))),
 			TransformEach: true,
 			Open: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*(?:<\\|tool_call\\|>(?:\\s*<tool_call>)?|<tool_call>)(?=\\s*\\[)", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpLit, Lit: "<|tool_call|>"},
 						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
 						}}}},
 					}},
 					&rt.Node{Op: rt.OpLit, Lit: "<tool_call>"},
 				}},
 				&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "["},
 				}}}},
-			}}, Names: []string{""}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{"<tool_call>", "<|tool_call|>"}, Leads: set1, FirstLead: set1, Exact: true}},
+			}}, Names: []string{""}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{"<tool_call>", "<|tool_call|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\])\\s*<\\|end_of_text\\|>|(?<=\\])(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}\",:])", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "]"}}},
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<|end_of_text|>"},
 				}},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
@@ -118,11 +127,11 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}},
 						&rt.Node{Op: rt.OpLit, Lit: "\n"},
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 						&rt.Node{Op: rt.OpSet, Set: set4},
 					}}}},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"\n", "<|end_of_text|>"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -132,13 +141,13 @@ var program = (&rt.Program{
 			Join:        rt.Str("\n"),
 			Optional:    true,
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*(?:<response>|</response>|<\\|end_of_text\\|>)", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLit, Lit: "<response>"},
 					&rt.Node{Op: rt.OpLit, Lit: "</response>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<|end_of_text|>"},
 				}},
-			}}, Names: []string{""}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{"</response>", "<response>", "<|end_of_text|>"}, Leads: set1, FirstLead: set1, Exact: true}},
+			}}, Names: []string{""}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{"</response>", "<response>", "<|end_of_text|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit: 2,
@@ -149,7 +158,7 @@ var program = (&rt.Program{
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set6}}},
 		}}}},
 		&rt.Node{Op: rt.OpLit, Lit: "<|end_of_role|>"},
-	}}, Names: []string{""}, Entry: set5}},
+	}}, Names: []string{""}, Entry: set5}, Hint: &rt.Hint{Triggers: []string{"<|start_of_role|>assistant"}, Leads: nil, FirstLead: nil}},
 	States: map[int][]rt.Watch{
 		-1: {{Kind: rt.Open, Field: 0}, {Kind: rt.Open, Field: 1}, {Kind: rt.Close, Field: 2}},
 		0:  {{Kind: rt.Close, Field: 0}},
@@ -160,8 +169,8 @@ var program = (&rt.Program{
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
-	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x48, 0x48, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x48, 0x48, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 	set2 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 	set3 = []rune{0x9, 0x9, 0x20, 0x20}
 	set4 = []rune{0x0, 0x8, 0xe, 0x1f, 0x21, 0x21, 0x23, 0x2b, 0x2d, 0x39, 0x3b, 0x5a, 0x5c, 0x5c, 0x5e, 0x7a, 0x7c, 0x7c, 0x7e, 0x84, 0x86, 0x9f, 0xa1, 0x167f, 0x1681, 0x1fff, 0x200b, 0x2027, 0x202a, 0x202e, 0x2030, 0x205e, 0x2060, 0x2fff, 0x3001, 0x10ffff}

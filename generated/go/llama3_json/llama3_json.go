@@ -16,12 +16,21 @@ type (
 	Parser = rt.Parser
 	// Event is region_open, region_chunk or region_close.
 	Event = rt.Event
+	// EventType is an Event's Type (String gives "region_chunk" and so on).
+	EventType = rt.EventType
 	// Message is the parsed message (a dict keeping key order).
 	Message = rt.Message
 	// Option configures New and ParseResponse.
 	Option = rt.Option
 	// Error carries the Python class name the reference raises.
 	Error = rt.Error
+)
+
+// The event types.
+const (
+	RegionOpen  = rt.RegionOpen
+	RegionChunk = rt.RegionChunk
+	RegionClose = rt.RegionClose
 )
 
 // WithTools casts tool-call arguments to the types the tools' JSON schemas declare.
@@ -60,87 +69,87 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpAssert, Kind: '^'},
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: ";"}}},
 					&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 						&rt.Node{Op: rt.OpLit, Lit: "<|python_tag|>"},
 					}},
 				}},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "{"},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\"name\""},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: ":"},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
 				&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: ","},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLit, Lit: "parameters"},
 					&rt.Node{Op: rt.OpLit, Lit: "arguments"},
 				}},
 				&rt.Node{Op: rt.OpLit, Lit: "\""},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpLit, Lit: ":"},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
-			}}, Names: []string{"", "name"}, Entry: set0}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
+			}}, Names: []string{"", "name"}, Entry: set1}, Hint: &rt.Hint{Triggers: []string{"<|python_tag|>", "{"}, Leads: set0, FirstLead: nil}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\})\\s*\\}(?:\\s*;(?=\\s*(?:<\\|python_tag\\|>)?\\s*\\{\\s*\"name\"\\s*:)|(?=\\s*<\\|python_tag\\|>)|\\s*(?:<\\|eom_id\\|>|<\\|eot_id\\|>)\\s*$|(?=\\s+[A-Za-z])|\\s*\\Z)|\\s*\\}(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}\",:;])", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "}"},
 					&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpLit, Lit: ";"},
 							&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "<|python_tag|>"}}},
-								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 								&rt.Node{Op: rt.OpLit, Lit: "{"},
-								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 								&rt.Node{Op: rt.OpLit, Lit: "\"name\""},
-								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+								&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 								&rt.Node{Op: rt.OpLit, Lit: ":"},
 							}}}},
 						}},
 						&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpLit, Lit: "<|python_tag|>"},
 						}}}},
 						&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 								&rt.Node{Op: rt.OpLit, Lit: "<|eom_id|>"},
 								&rt.Node{Op: rt.OpLit, Lit: "<|eot_id|>"},
 							}},
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpAssert, Kind: '$'},
 						}},
 						&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpSet, Set: set4},
 						}}}},
 						&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+							&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 							&rt.Node{Op: rt.OpAssert, Kind: 'Z'},
 						}},
 					}},
 				}},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "}"},
 					&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set5}}},
 						&rt.Node{Op: rt.OpLit, Lit: "\n"},
-						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+						&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 						&rt.Node{Op: rt.OpSet, Set: set6},
 					}}}},
 				}},
-			}}, Names: []string{""}, Entry: set3}},
+			}}, Names: []string{""}, Entry: set3}, Hint: &rt.Hint{Triggers: []string{"}"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -150,14 +159,14 @@ var program = (&rt.Program{
 			Join:        rt.Str("\n"),
 			Optional:    true,
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "\\s*(?:<\\|eot_id\\|>|<\\|eom_id\\|>)\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLit, Lit: "<|eot_id|>"},
 					&rt.Node{Op: rt.OpLit, Lit: "<|eom_id|>"},
 				}},
-				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set1}}},
+				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 				&rt.Node{Op: rt.OpAssert, Kind: '$'},
-			}}, Names: []string{""}, Entry: set7}, Hint: &rt.Hint{Triggers: []string{"<|eom_id|>", "<|eot_id|>"}, Leads: set1, FirstLead: set1, Exact: true}},
+			}}, Names: []string{""}, Entry: set7}, Hint: &rt.Hint{Triggers: []string{"<|eom_id|>", "<|eot_id|>"}, Leads: set0, FirstLead: set0, Exact: true}},
 		},
 	},
 	Implicit:    1,
@@ -171,8 +180,8 @@ var program = (&rt.Program{
 
 // Character classes as code point ranges, read off Python's regex module.
 var (
-	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x7b, 0x7b, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
-	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set0 = []rune{0x9, 0xd, 0x20, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
+	set1 = []rune{0x9, 0xd, 0x20, 0x20, 0x3c, 0x3c, 0x7b, 0x7b, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 	set2 = []rune{0x0, 0x21, 0x23, 0x5b, 0x5d, 0x10ffff}
 	set3 = []rune{0x9, 0xd, 0x20, 0x20, 0x7d, 0x7d, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000}
 	set4 = []rune{0x41, 0x5a, 0x61, 0x7a}

@@ -16,12 +16,21 @@ type (
 	Parser = rt.Parser
 	// Event is region_open, region_chunk or region_close.
 	Event = rt.Event
+	// EventType is an Event's Type (String gives "region_chunk" and so on).
+	EventType = rt.EventType
 	// Message is the parsed message (a dict keeping key order).
 	Message = rt.Message
 	// Option configures New and ParseResponse.
 	Option = rt.Option
 	// Error carries the Python class name the reference raises.
 	Error = rt.Error
+)
+
+// The event types.
+const (
+	RegionOpen  = rt.RegionOpen
+	RegionChunk = rt.RegionChunk
+	RegionClose = rt.RegionClose
 )
 
 // WithTools casts tool-call arguments to the types the tools' JSON schemas declare.
@@ -63,7 +72,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "<tool_calls>"},
 				}}}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</think>", "<tool_calls>"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.tool_calls
 			Name:        "tool_calls",
@@ -90,7 +99,7 @@ var program = (&rt.Program{
 						&rt.Node{Op: rt.OpLit, Lit: ":"},
 					}}}},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"<tool_calls>", "{"}, Leads: set0, FirstLead: nil}},
 			Close: &rt.Delimiter{Regex: &rt.Regex{Source: "(?<=\\})(?=\\s*\\{\\s*\"name\"\\s*:)|(?<=\\})\\s*</tool_calls>", Root: &rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "}"}}},
@@ -108,7 +117,7 @@ var program = (&rt.Program{
 					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 					&rt.Node{Op: rt.OpLit, Lit: "</tool_calls>"},
 				}},
-			}}, Names: []string{""}}},
+			}}, Names: []string{""}}, Hint: &rt.Hint{Triggers: []string{"</tool_calls>", "{"}, Leads: set0, FirstLead: nil}},
 		},
 		{ // fields.content
 			Name:        "content",
@@ -136,7 +145,7 @@ var program = (&rt.Program{
 		&rt.Node{Op: rt.OpLit, Lit: "<beginning_of_sentence>ai name="},
 		&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}},
 		&rt.Node{Op: rt.OpLit, Lit: "\n"},
-	}}, Names: []string{""}, Entry: set2}},
+	}}, Names: []string{""}, Entry: set2}, Hint: &rt.Hint{Triggers: []string{"<beginning_of_sentence>ai name="}, Leads: nil, FirstLead: nil}},
 	States: map[int][]rt.Watch{
 		-1: {{Kind: rt.Open, Field: 0}, {Kind: rt.Open, Field: 1}, {Kind: rt.Close, Field: 2}},
 		0:  {{Kind: rt.Close, Field: 0}},

@@ -31,6 +31,10 @@ func errorObject(stage string, index int, err error) *rt.Object {
 	return o
 }
 
+// Appending makes RunCase feed with AppendFeed, one buffer reused for
+// every step, instead of Feed.
+var Appending bool
+
 // RunCase runs one case ({"id", "prefix", "chunks", "tools"}) and returns
 // the protocol's result object: id, initial_events, feeds, final_events,
 // message, error.
@@ -69,9 +73,16 @@ func RunCase(newParser NewFunc, c *rt.Object) *rt.Object {
 	out.Set("initial_events", parser.InitialEvents())
 	chunks, _ := c.Get("chunks")
 	list, _ := chunks.([]any)
+	var buffer []rt.Event
 	for index, chunk := range list {
 		text, _ := chunk.(string)
-		events, err := parser.Feed(text)
+		var events []rt.Event
+		if Appending {
+			buffer, err = parser.AppendFeed(buffer[:0], text)
+			events = append([]rt.Event{}, buffer...) // the buffer is reused next step
+		} else {
+			events, err = parser.Feed(text)
+		}
 		if err != nil {
 			out.Set("feeds", feeds)
 			out.Set("error", errorObject("feed", index, err))
