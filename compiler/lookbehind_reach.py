@@ -50,7 +50,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ir import Program, RegexDelimiter
-from .regex.analysis import _behind, first_set, max_length, nullable
+from .regex.analysis import _behind, first_set, flat_items, max_length, nullable
 from .regex.charset import set_of
 from .regex.nodes import BOS, START, Anchor, Category, Char, Class, Concat, Dot, Group, Look, Node, Repeat, root_of
 from .regex.syntax import to_source
@@ -85,17 +85,8 @@ class ContextCut:
     sentinel: str | None  # a character no match of `^H` starts with
 
 
-def _flat(node: Node) -> list[Node]:
-    """A concatenation's items, groups opened (they read nothing themselves)."""
-    if isinstance(node, Group):
-        return _flat(node.body)
-    if isinstance(node, Concat):
-        return [part for item in node.items for part in _flat(item)]
-    return [node]
-
-
 def _literal(node: Node) -> str | None:
-    items = _flat(node)
+    items = flat_items(node)
     if items and all(isinstance(item, Char) and not item.icase for item in items):
         return "".join(item.char for item in items)
     return None
@@ -105,7 +96,7 @@ def _tempered(node: Node) -> str | None:
     """`B` when `node` is `(?:(?!B).)*` (any lower bound), else None."""
     if not isinstance(node, Repeat) or node.max is not None or node.lazy:
         return None
-    items = _flat(node.body)
+    items = flat_items(node.body)
     if len(items) != 2:
         return None
     look, dot = items
@@ -117,7 +108,7 @@ def _tempered(node: Node) -> str | None:
 def _single_repeat(node: Node):
     """The character set of an unbounded greedy one-character repeat, else None."""
     if isinstance(node, Repeat) and node.max is None and not node.lazy:
-        body = _flat(node.body)
+        body = flat_items(node.body)
         if len(body) == 1 and isinstance(body[0], _SINGLE):
             return set_of(body[0])
     return None
@@ -137,7 +128,7 @@ def _has_look_or_anchor(node: Node) -> bool:
 
 def barrier_of(body: Node) -> Barrier | None:
     """The Barrier rule of a look-behind body, or None when it has another shape."""
-    items = _flat(body)
+    items = flat_items(body)
     unbounded = [index for index, item in enumerate(items) if max_length(item) is None]
     if not unbounded:
         return None
@@ -184,18 +175,18 @@ def barrier_of(body: Node) -> Barrier | None:
     if len(left) >= 3 and isinstance(left[-1], Char) and not left[-1].icase and _literal(Concat(tuple(left[:-2]))):
         chars = _single_repeat(left[-2])
         if chars is not None:
-            return Barrier(barrier, after, before, left[-1].char, to_source(_flat(left[-2].body)[0]))
+            return Barrier(barrier, after, before, left[-1].char, to_source(flat_items(left[-2].body)[0]))
     return Barrier(barrier, after, before)
 
 
 def dead_head_of(body: Node) -> tuple[str, str] | None:
     """(source of `^H`, sentinel) for `^H.*...` with H not nullable, else None."""
-    items = _flat(body)
+    items = flat_items(body)
     if len(items) < 2 or not (isinstance(items[0], Anchor) and items[0].kind in (BOS, START)):
         return None
     head = []
     for item in items[1:]:
-        if isinstance(item, Repeat) and item.max is None and _flat(item.body) == [Dot(True)]:
+        if isinstance(item, Repeat) and item.max is None and flat_items(item.body) == [Dot(True)]:
             break
         if _has_look_or_anchor(item):
             return None

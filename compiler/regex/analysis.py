@@ -413,12 +413,13 @@ def backtracking_risk(ast: Regex | Node) -> str | None:
 # ---------------------------------------------------------------------------
 
 
-def _flat(node: Node) -> list[Node]:
-    """A branch as a flat item list (groups and nested concatenations opened)."""
+def flat_items(node: Node) -> list[Node]:
+    """A branch as a flat item list (groups and nested concatenations opened:
+    they read nothing themselves)."""
     if isinstance(node, Group):
-        return _flat(node.body)
+        return flat_items(node.body)
     if isinstance(node, Concat):
-        return [part for item in node.items for part in _flat(item)]
+        return [part for item in node.items for part in flat_items(item)]
     return [node]
 
 
@@ -430,11 +431,11 @@ def _first_nodes(items: list[Node]) -> list[Node]:
             out.append(item)
         elif isinstance(item, Alt):
             for branch in item.branches:
-                out += _first_nodes(_flat(branch))
+                out += _first_nodes(flat_items(branch))
         elif isinstance(item, Repeat) and item.max != 0:
-            out += _first_nodes(_flat(item.body))
+            out += _first_nodes(flat_items(item.body))
         elif isinstance(item, (Group, Concat)):
-            out += _first_nodes(_flat(item))
+            out += _first_nodes(flat_items(item))
         if not nullable(item):
             break
     return out
@@ -471,7 +472,7 @@ def regex_module_quirk(ast: Regex | Node) -> str | None:
     for node in walk(root_of(ast)):
         if not isinstance(node, Alt):
             continue
-        flat = [_flat(branch) for branch in node.branches]
+        flat = [flat_items(branch) for branch in node.branches]
         texts = [_leading_text(items) for items in flat]
         for i, j in itertools.combinations(range(len(flat)), 2):
             common = 0
