@@ -77,16 +77,22 @@ def _expected(pattern: str, text: str, partial: bool):
     return [found.start(), found.end(), bool(found.partial)]
 
 
-def _template_delimiters() -> list[tuple[str, object]]:
-    """(pattern, ast) of every bundled template's regex opens and closes."""
-    out: dict[str, object] = {}
+def _regex_delimiters() -> dict[str, RegexDelimiter]:
+    """pattern -> the first of every bundled template's regex opens and
+    closes with that pattern."""
+    out: dict[str, RegexDelimiter] = {}
     for path in sorted((ROOT / "templates_src").glob("*.json")):
         program = to_program(sources.read(str(path)))
         for field in program.fields:
             for delim in (field.open, field.close):
                 if isinstance(delim, RegexDelimiter) and delim.ast is not None:
-                    out.setdefault(delim.pattern, delim.ast)
-    return list(out.items())
+                    out.setdefault(delim.pattern, delim)
+    return out
+
+
+def _template_delimiters() -> list[tuple[str, object]]:
+    """(pattern, ast) of every bundled template's regex opens and closes."""
+    return [(pattern, delim.ast) for pattern, delim in _regex_delimiters().items()]
 
 
 def _cases() -> list[tuple[str, str]]:
@@ -145,12 +151,9 @@ console.log(JSON.stringify(out));
 """
 
 
-def test_javascript_matcher_agrees_with_the_regex_module(tmp_path: Path):
-    assert NODE is not None
-    rows = _rows()
-    patterns = list(dict.fromkeys(row["pattern"] for row in rows))
-    sets = js_backend._Sets()
-    codes = [js_backend.regex_code(parse(p), p, "pattern", "test", sets) for p in patterns]
+def _js_probe(tmp_path: Path, sets, patterns: list[str], codes: list[str], rows) -> list[str]:
+    """Run `rows` through the JS matcher (`codes[i]` is the emitted regex of
+    `patterns[i]`); the rows whose answer differs from the regex module's."""
     constants = "\n".join(f"const {c['var']} = {c['code']};" for c in sets.constants())
     runtime = json.dumps((ROOT / "runtime" / "js" / "regex.mjs").as_uri())
     (tmp_path / "probe.mjs").write_text(
@@ -162,21 +165,17 @@ def test_javascript_matcher_agrees_with_the_regex_module(tmp_path: Path):
     )
     done = subprocess.run([NODE, str(tmp_path / "probe.mjs"), str(tmp_path / "rows.json")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    wrong = _report(rows, json.loads(done.stdout))
+    return _report(rows, json.loads(done.stdout))
+
+
+def test_javascript_matcher_agrees_with_the_regex_module(tmp_path: Path):
+    assert NODE is not None
+    rows = _rows()
+    patterns = list(dict.fromkeys(row["pattern"] for row in rows))
+    sets = js_backend._Sets()
+    codes = [js_backend.regex_code(parse(p), p, "pattern", "test", sets) for p in patterns]
+    wrong = _js_probe(tmp_path, sets, patterns, codes, rows)
     assert not wrong, "\n".join(wrong[:20])
-
-
-def _hinted_delimiters() -> dict[str, object]:
-    """pattern -> the bundled templates' regex delimiter the JS backend emits
-    with a trigger hint (whole-pattern or per alternative)."""
-    out: dict[str, object] = {}
-    for path in sorted((ROOT / "templates_src").glob("*.json")):
-        program = to_program(sources.read(str(path)))
-        for field in program.fields:
-            for delim in (field.open, field.close):
-                if isinstance(delim, RegexDelimiter) and delim.ast is not None:
-                    out.setdefault(delim.pattern, delim)
-    return out
 
 
 def test_javascript_hinted_search_agrees_with_the_regex_module(tmp_path: Path):
@@ -184,7 +183,7 @@ def test_javascript_hinted_search_agrees_with_the_regex_module(tmp_path: Path):
     partial ones before a trigger, a trigger prefix at the end or the lead
     run that ends the text), on the delimiters as the backend emits them."""
     assert NODE is not None
-    delims = _hinted_delimiters()
+    delims = _regex_delimiters()
     sets = js_backend._Sets()
     codes = {p: js_backend._watched_code(d, "test", sets) for p, d in delims.items()}
     hinted = [p for p, code in codes.items() if "{ triggers" in code]
@@ -197,19 +196,7 @@ def test_javascript_hinted_search_agrees_with_the_regex_module(tmp_path: Path):
                 text = rng.choice(["", "text ", "{\"a\": 1}"]) + run + tail
                 for partial in (False, True):
                     rows.append({"pattern": pattern, "text": text, "partial": partial, "want": _expected(pattern, text, partial)})
-    index = {p: i for i, p in enumerate(hinted)}
-    constants = "\n".join(f"const {c['var']} = {c['code']};" for c in sets.constants())
-    runtime = json.dumps((ROOT / "runtime" / "js" / "regex.mjs").as_uri())
-    (tmp_path / "probe.mjs").write_text(
-        JS_PROGRAM.format(runtime=runtime, constants=constants, regexes=",\n".join(codes[p] for p in hinted)),
-        encoding="utf-8",
-    )
-    (tmp_path / "rows.json").write_text(
-        json.dumps([[index[r["pattern"]], r["text"], r["partial"]] for r in rows]), encoding="utf-8"
-    )
-    done = subprocess.run([NODE, str(tmp_path / "probe.mjs"), str(tmp_path / "rows.json")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    wrong = _report(rows, json.loads(done.stdout))
+    wrong = _js_probe(tmp_path, sets, hinted, [codes[p] for p in hinted], rows)
     assert not wrong, "\n".join(wrong[:20])
 
 
