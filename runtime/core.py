@@ -397,14 +397,17 @@ def transform_builder(node):
     names = {}
     if _transform_source(node, source_parts, names):
         code = "lambda scope: " + "".join(source_parts)
-        return eval(code, {"__builtins__": {}, **names})  # noqa: S307 - source made above from the transform's shape
+        try:
+            return eval(code, {"__builtins__": {}, **names})  # noqa: S307 - source made above from the transform's shape
+        except (SyntaxError, RecursionError, MemoryError):
+            pass  # nested deeper than Python's parser takes (about 200 brackets)
     return _transform_closures(node)
 
 
 def _transform_source(node, out, names):
     """Append the Python expression building `node` to `out` (values and
     placeholder lookups bound in `names`); False when the transform is too
-    deep to emit as one expression."""
+    large to emit as one expression."""
     if len(names) > 200 or len(out) > 2000:
         return False
     if isinstance(node, dict):
@@ -482,7 +485,6 @@ class Field:
 
     __slots__ = (
         "name",
-        "content",
         "content_args",
         "repeats",
         "join",
@@ -511,7 +513,6 @@ class Field:
         close=None,
     ):
         self.name = name
-        self.content = content
         self.content_args = {} if content_args is None else content_args
         self.repeats = repeats
         self.join = join
@@ -526,16 +527,12 @@ class Field:
         if content == "json" and not self.content_args:
             self.parser = parse_plain_json
         else:
-            self.parser = CONTENT_PARSERS.get(content)
+            self.parser = CONTENT_PARSERS[content]  # the compiler refuses other names
         self.build = None if transform is None else transform_builder(transform)
 
     def value_of(self, body, captures):
         """Parse a closed region's body and apply the transform."""
-        parser = self.parser
-        if parser is None:
-            value = parse_content(body, self.content, self.content_args)
-        else:
-            value = parser(body, self.content_args)
+        value = self.parser(body, self.content_args)
         if self.transform is None:
             return value
         if not self.transform_each:
@@ -1355,8 +1352,8 @@ class StreamParser:
         self._hot_from = 0  # body pieces before that are in the buffer
         self._stale = False  # whether later body pieces are not (see _materialize)
         self._scanner_of = self._scanners()
-        self._scan_table = self._scan_tables()
-        self._step_table = self._step_tables()
+        self._scan_table = self._class_table("_SCAN_TABLE")
+        self._step_table = self._class_table("_STEP_TABLE")
         self._trace = None  # the list _route/_open/_close record into (see _step)
         if self.CUT is not None:
             count = len(self.CUT.barriers)
@@ -1390,19 +1387,13 @@ class StreamParser:
         return table
 
     @classmethod
-    def _scan_tables(cls):
-        """The table `_scan_remembered` keeps, one per parser class."""
-        table = cls.__dict__.get("_SCAN_TABLE")
+    def _class_table(cls, attribute):
+        """A dict kept on the parser class itself (not inherited): the
+        remembered scans (`_SCAN_TABLE`) and steps (`_STEP_TABLE`)."""
+        table = cls.__dict__.get(attribute)
         if table is None:
-            table = cls._SCAN_TABLE = {}
-        return table
-
-    @classmethod
-    def _step_tables(cls):
-        """The table `_step` keeps, one per parser class."""
-        table = cls.__dict__.get("_STEP_TABLE")
-        if table is None:
-            table = cls._STEP_TABLE = {}
+            table = {}
+            setattr(cls, attribute, table)
         return table
 
     # -- public API --------------------------------------------------------

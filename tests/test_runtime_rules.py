@@ -218,6 +218,27 @@ def test_placeholder_matches_reference(path):
     assert same(actual, expected), (actual, expected)
 
 
+def _large_transform(shape, path, placeholder):
+    """A transform too large for one compiled expression (over 200 values),
+    or one nested deeper than Python's parser takes (300 brackets): both
+    are built by the closures of `core._transform_closures`."""
+    if shape == "wide":
+        return {f"k{i}": [placeholder("name"), i, {"x": placeholder(path)}, None] for i in range(80)}
+    deep = {"x": placeholder(path)}
+    for _ in range(300):
+        deep = [deep]
+    return deep
+
+
+@pytest.mark.parametrize("shape", ["wide", "deep"])
+@pytest.mark.parametrize("path", PLACEHOLDERS)
+def test_large_transform_matches_reference(path, shape):
+    transform = _large_transform(shape, path, lambda p: "{" + p + "}")
+    expected = outcome(ref_parsers._apply_transform, transform, SCOPE)
+    actual = outcome(core.apply_transform, _large_transform(shape, path, core.Placeholder), SCOPE)
+    assert same(actual, expected), (actual, expected)
+
+
 TOOLS = [
     {
         "type": "function",
