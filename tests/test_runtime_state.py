@@ -14,8 +14,11 @@ held pieces; and the table of remembered steps stays bounded. Part of mutmut's s
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
+
+from benchmarks.shapes import load_samples, specials, template_names
 
 from compiler.vectors import VECTORS_DIR, read_json_lines
 from conftest import load_generated
@@ -104,3 +107,148 @@ def test_captures_are_empty_outside_a_region_with_groups():
 @pytest.mark.parametrize("prefix", ["", "<|im_start|>assistant\n"])
 def test_captures_start_empty(prefix):
     assert load_generated("olmo3").ResponseParser(prefix).captures == {}
+
+
+def _cut_by_the_rule(rule, text, base, pos, state):
+    """`(_base, _anchored_state)` after `_cut_context`, from the ContextCut's
+    rule applied to the whole text so far (`text`, up to the buffer's end)
+    with plain searches: the incremental searches of `_cut_context` (each
+    character searched a bounded number of times) must cut exactly there."""
+    if state is False:
+        return base, state
+    read = base + pos
+    target = read - rule.near
+    for barrier, after, before, head, lead in rule.barriers:
+        limit = read - after - 1  # the last start a barrier or head may have
+        last = text.rfind(barrier, 0, limit + len(barrier))
+        if head is None:
+            if last < 0:
+                return base, state
+            at = last - before
+        else:
+            first = text.find(head, max(last + 1 - len(head), 0) if last >= 0 else 0, limit + len(head))
+            if first < 0:
+                first = limit if lead is None else limit + 1
+            if lead is not None:
+                run = first
+                while run > base and first - run < core.LEAD_RUN_LIMIT and core.regex_module().fullmatch(lead, text[run - 1]):
+                    run -= 1
+                first = base if run == base or first - run >= core.LEAD_RUN_LIMIT else run
+            at = max(first - before, last - before)
+        target = min(target, at)
+    if target <= base:
+        return base, state
+    if rule.anchored is not None and state is None:
+        found = core.regex_module().compile(rule.anchored, core.regex_module().DOTALL).match(text, partial=True)
+        if found is not None:
+            return base, (None if found.partial else False)
+        state = True
+    return target, state
+
+
+def _checked_cuts(monkeypatch):
+    """Patch `_cut_context` to compare each call with `_cut_by_the_rule`;
+    returns (parse, calls, wrong): `parse(cls, prefix, chunks, tools)` runs
+    one stream (errors of the stream itself are ignored: the vectors pin
+    them), `calls` one bool per call (whether it cut), `wrong` each call
+    that cut elsewhere (collected: a parser's caller may catch exceptions)."""
+    texts = {}
+    calls = []
+    wrong = []
+    original = core.StreamParser._cut_context
+
+    def checked(self):
+        before = (self._base, self._pos, self._anchored_state)
+        text = texts[id(self)][: self._base + len(self._buf)]
+        original(self)
+        expected = _cut_by_the_rule(self.CUT, text, *before)
+        calls.append(before[0] != self._base)
+        if (self._base, self._anchored_state) != expected:
+            wrong.append((type(self).__module__, before, len(text), (self._base, self._anchored_state), expected))
+
+    def parse(cls, prefix, chunks, tools=None):
+        end = core.last_anchor_end(cls.START_ANCHOR, prefix) if prefix else None
+        text = (prefix if end is None else prefix[end:]) if prefix else ""
+        parser = cls.__new__(cls)
+        texts[id(parser)] = text + "".join(chunks)
+        try:
+            parser.__init__(prefix, tools=tools)
+            for chunk in chunks:
+                parser.feed(chunk)
+            parser.finalize()
+        except Exception:  # noqa: BLE001, S110 - the vectors pin the stream's own errors
+            pass
+
+    monkeypatch.setattr(core.StreamParser, "_cut_context", checked)
+    return parse, calls, wrong
+
+
+def test_context_cut_is_where_the_rule_says_on_every_vector(monkeypatch):
+    """Every call of `_cut_context` on every vector case of a template with a
+    ContextCut cuts exactly where the rule, applied to the whole text, says
+    (`_cut_by_the_rule`): not only no text a look-behind reads (which the
+    vectors see), but none kept that it does not (which only speed sees)."""
+    parse, calls, wrong = _checked_cuts(monkeypatch)
+    modules = {}
+    for path in sorted(VECTORS_DIR.glob("*.jsonl")):
+        for case in read_json_lines(path):
+            name = case["template"]
+            if name not in modules:
+                modules[name] = module_for(name)
+            cls = modules[name].ResponseParser
+            if cls.CUT is not None:
+                parse(cls, case["prefix"], case["chunks"], case["tools"])
+    assert not wrong, wrong[:5]
+    assert sum(calls) > 50 and len(calls) > sum(calls), (len(calls), sum(calls))
+
+
+def _cut_pieces(rule, delimiters):
+    """Text pieces that meet the cut's edges: each barrier and head whole and
+    in parts, lead characters, the template's delimiters, words."""
+    pieces = ["a", "word ", "x" * 40, "\n", " ", "  ", "[", "]", "<", ">", "|"]
+    for barrier, _after, _before, head, lead in rule.barriers:
+        pieces += [barrier, barrier[:2], barrier[1:], barrier[:-1], barrier[-1]]
+        if head is not None:
+            pieces += [head, head[:-1], head[1:], head + head]
+        if lead is not None:
+            pieces += [" " * 3, "\t", "\n\n"]
+    if rule.sentinel is not None:
+        pieces.append(rule.sentinel)
+    return pieces + list(delimiters)
+
+
+def test_context_cut_is_where_the_rule_says_on_streams_made_for_it(monkeypatch):
+    """The same check on random streams of the cut's own pieces (barriers,
+    heads and their parts split at every point), so that a barrier or head
+    starts right at the end of the text already searched: the incremental
+    searches' bookkeeping (`_barrier_scanned`, `_head_scanned`, the head
+    searched again after a new barrier) has no slack the rule does not."""
+    parse, calls, wrong = _checked_cuts(monkeypatch)
+    rng = random.Random(20261201)
+    streams = [
+        (module_for(name).ResponseParser, specials(name), [s["prefix"] for s in load_samples(name) if s.get("prefix")])
+        for name in template_names()
+    ]
+    feature = module_for("feat_behind_cut").ResponseParser
+    streams.append((feature, ("<c>", "</c>", "X", "Y", "XY", "N", "</n>", "0123456789abcdefghij"), ["<|a|>"]))
+    streams = [(cls, delimiters, prefixes) for cls, delimiters, prefixes in streams if cls.CUT is not None]
+    assert len(streams) >= 5
+    for cls, delimiters, prefixes in streams:
+        pieces = _cut_pieces(cls.CUT, delimiters)
+        prefixes = ["", *sorted(set(prefixes))]
+        for barrier, _after, _before, head, lead in cls.CUT.barriers:
+            if lead is not None:  # a run of the lead class as long as LEAD_RUN_LIMIT, and either side of it
+                for size in (core.LEAD_RUN_LIMIT - 1, core.LEAD_RUN_LIMIT, core.LEAD_RUN_LIMIT + 1):
+                    text = "x" + barrier + "y" * 30 + " " * size + head + "z" * 150
+                    parse(cls, "", [text[:200], *text[200:]])
+        for _ in range(150):
+            text = "".join(rng.choice(pieces) for _ in range(rng.randrange(5, 80)))
+            chunks = []
+            at = 0
+            while at < len(text):
+                size = rng.choice((1, 1, 2, 3, 5, 8, 13))
+                chunks.append(text[at : at + size])
+                at += size
+            parse(cls, rng.choice(prefixes), chunks)
+    assert not wrong, wrong[:5]
+    assert sum(calls) > 200, (len(calls), sum(calls))
