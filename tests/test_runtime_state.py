@@ -18,8 +18,6 @@ import random
 
 import pytest
 
-from benchmarks.shapes import load_samples, specials, template_names
-
 from compiler.vectors import VECTORS_DIR, read_json_lines
 from conftest import load_generated
 from runtime import core
@@ -205,7 +203,7 @@ def test_context_cut_is_where_the_rule_says_on_every_vector(monkeypatch):
 def _cut_pieces(rule, delimiters):
     """Text pieces that meet the cut's edges: each barrier and head whole and
     in parts, lead characters, the template's delimiters, words."""
-    pieces = ["a", "word ", "x" * 40, "\n", " ", "  ", "[", "]", "<", ">", "|"]
+    pieces = ["a", "word ", "x" * 40, "\n", " ", "  ", "[", "]", "<", ">", "|", "(", ")", ")\n", ",", "X", "Y", "XY"]
     for barrier, _after, _before, head, lead in rule.barriers:
         pieces += [barrier, barrier[:2], barrier[1:], barrier[:-1], barrier[-1]]
         if head is not None:
@@ -225,17 +223,19 @@ def test_context_cut_is_where_the_rule_says_on_streams_made_for_it(monkeypatch):
     searched again after a new barrier) has no slack the rule does not."""
     parse, calls, wrong = _checked_cuts(monkeypatch)
     rng = random.Random(20261201)
-    streams = [
-        (module_for(name).ResponseParser, specials(name), [s["prefix"] for s in load_samples(name) if s.get("prefix")])
-        for name in template_names()
-    ]
-    feature = module_for("feat_behind_cut").ResponseParser
-    streams.append((feature, ("<c>", "</c>", "X", "Y", "XY", "N", "</n>", "0123456789abcdefghij"), ["<|a|>"]))
-    streams = [(cls, delimiters, prefixes) for cls, delimiters, prefixes in streams if cls.CUT is not None]
+    prefixes_of = {}
+    for path in sorted(VECTORS_DIR.glob("*.jsonl")):
+        for case in read_json_lines(path):
+            prefixes_of.setdefault(case["template"], set()).add(case["prefix"])
+    streams = []
+    for name, prefixes in sorted(prefixes_of.items()):
+        cls = module_for(name).ResponseParser
+        if cls.CUT is not None:
+            delimiters = {text for watch in cls.WATCH.values() for _, _, delim in watch for text in delim.literals or ()}
+            streams.append((cls, sorted(delimiters), sorted(prefixes)))
     assert len(streams) >= 5
     for cls, delimiters, prefixes in streams:
         pieces = _cut_pieces(cls.CUT, delimiters)
-        prefixes = ["", *sorted(set(prefixes))]
         for barrier, _after, _before, head, lead in cls.CUT.barriers:
             if lead is not None:  # a run of the lead class as long as LEAD_RUN_LIMIT, and either side of it
                 for size in (core.LEAD_RUN_LIMIT - 1, core.LEAD_RUN_LIMIT, core.LEAD_RUN_LIMIT + 1):
