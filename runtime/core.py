@@ -1579,7 +1579,9 @@ class StreamParser:
         if self._stale:
             self._materialize()
         events = []
-        self._join_pieces()
+        if self._pieces:
+            self._grow("".join(self._pieces))
+            self._pieces = []
         self._process(events, True)
         output = self._output
         missing = [field.name for field in self.FIELDS if not field.optional and field.name not in output]
@@ -1595,11 +1597,6 @@ class StreamParser:
         return self._output, events
 
     # -- buffer ------------------------------------------------------------
-
-    def _join_pieces(self):
-        if self._pieces:
-            self._grow("".join(self._pieces))
-            self._pieces = []
 
     def _grow(self, text):
         """Append `text` to the buffer. The buffer's only reference is the
@@ -1754,7 +1751,7 @@ class StreamParser:
 
     def _append(self, text):
         """The held pieces and `text` join the buffer, the consumed text no
-        delimiter reads dropped first (`_join_pieces`, the trim to CONTEXT or
+        delimiter reads dropped first (the join of the pieces, the trim to CONTEXT or
         the ContextCut, and `_grow` in one: this runs at every token off the
         common path)."""
         pieces = self._pieces

@@ -59,3 +59,35 @@ def test_streaming_api_and_finalize_twice():
         parser.feed("more")
     with pytest.raises(RuntimeError):
         parser.finalize()
+
+
+def test_parse_response_agrees_with_every_one_chunk_vector():
+    """`parse_response` takes a text over SETTLE_LIMIT characters straight to
+    the delimiter search (not the common path's table): every long vector
+    case fed in one chunk gives the case's message or error (shorter texts
+    take `feed`, which the whole corpus checks)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from compiler.vectors import VECTORS_DIR, read_json_lines
+    from runtime.core import SETTLE_LIMIT
+    from test_vectors import module_for
+
+    modules = {}
+    long_texts = 0
+    for path in sorted(VECTORS_DIR.glob("*.jsonl")):
+        for case in read_json_lines(path):
+            if len(case["chunks"]) != 1 or len(case["chunks"][0]) <= SETTLE_LIMIT // 2:
+                continue
+            name = case["template"]
+            if name not in modules:
+                modules[name] = module_for(name)
+            text = case["chunks"][0]
+            long_texts += len(text) > SETTLE_LIMIT
+            try:
+                message = modules[name].parse_response(text, prefix=case["prefix"], tools=case["tools"])
+            except Exception as error:  # noqa: BLE001 - compared with the vector's error class
+                assert case["error"] is not None and type(error).__name__ == case["error"]["type"], case["id"]
+                continue
+            assert case["error"] is None and json.dumps(message) == json.dumps(case["message"]), case["id"]
+    assert long_texts >= 10
