@@ -650,12 +650,12 @@ type Parser struct {
 	current   int
 	state     int
 	captures  []Capture
-	body      strings.Builder
+	body      appendOnly
 	opened    bool
 	finalized bool
 	initial   []Event
-	pieces    strings.Builder // held text not yet joined onto buf
-	store     strings.Builder // buf is its tail from storeOff when inStore (see extend)
+	pieces    scratchText // held text not yet joined onto buf (copied out before a Reset)
+	store     appendOnly  // buf is its tail from storeOff when inStore (see extend)
 	storeOff  int
 	inStore   bool
 	lazy      bool // buf lacks the text routed by the common path since lazyMark in body
@@ -667,8 +667,7 @@ type Parser struct {
 	heldLead  bool    // the held text is all of the state's hold lead
 	heldRun   bool    // the held text is all of the state's holdRun class
 	slab      []Event // returned events are carved from it (see startEvents)
-	appending bool    // AppendFeed: events go to dst, not to the slab
-	dst       []Event
+	appending bool    // AppendFeed: events go to its dst, not to the slab
 	// from[i]: where watch i of the state last found no match, complete or
 	// partial, before (absolute offsets; -1: unknown), taken at read position
 	// fromPos in state fromState (see scanText); consumed is the absolute
@@ -689,9 +688,9 @@ const slabSize = 128
 // of one per Feed). Each returned slice is capped at its length, so a
 // caller's append copies, and the slab never writes its elements again:
 // the caller owns them.
-func (p *Parser) startEvents() []Event {
+func (p *Parser) startEvents(dst []Event) []Event {
 	if p.appending {
-		return p.dst
+		return dst
 	}
 	if cap(p.slab)-len(p.slab) < 4 {
 		p.slab = make([]Event, 0, slabSize)
@@ -715,10 +714,10 @@ func (p *Parser) finish(events []Event) []Event {
 }
 
 // publishOne publishes one chunk event (see startEvents).
-func (p *Parser) publishOne(field, text string, dirty bool) []Event {
+func (p *Parser) publishOne(dst []Event, field, text string, dirty bool) []Event {
 	if p.appending {
-		addEvent(&p.dst, RegionChunk, field, text, dirty, nil)
-		return p.dst
+		addEvent(&dst, RegionChunk, field, text, dirty, nil)
+		return dst
 	}
 	if len(p.slab) == cap(p.slab) {
 		p.slab = make([]Event, 0, slabSize)
@@ -794,9 +793,9 @@ func (p *Parser) Captures() []Capture { return append([]Capture(nil), p.captures
 // plain tokens then allocate nothing. Feed's events are the caller's to
 // keep, so each costs an allocation, and the collector's work for it.
 func (p *Parser) AppendFeed(dst []Event, text string) ([]Event, error) {
-	p.appending, p.dst = true, dst
-	events, err := p.Feed(text)
-	p.appending, p.dst = false, nil
+	p.appending = true
+	events, err := p.feed(dst, text)
+	p.appending = false
 	if events == nil {
 		events = dst // finalized
 	}
@@ -804,20 +803,23 @@ func (p *Parser) AppendFeed(dst []Event, text string) ([]Event, error) {
 }
 
 // noEvents is a step's empty result.
-func (p *Parser) noEvents() []Event {
+func (p *Parser) noEvents(dst []Event) []Event {
 	if p.appending {
-		return p.dst
+		return dst
 	}
 	return []Event{}
 }
 
 // Feed adds generated text and returns the events it completes.
-func (p *Parser) Feed(text string) ([]Event, error) {
+func (p *Parser) Feed(text string) ([]Event, error) { return p.feed(nil, text) }
+
+// feed is Feed, or AppendFeed's step onto dst when p.appending.
+func (p *Parser) feed(dst []Event, text string) ([]Event, error) {
 	if p.finalized {
 		return nil, Errorf("RuntimeError", "ResponseParser already finalized")
 	}
 	if fast := p.prog.fast[p.state+1]; fast != nil && text != "" {
-		if events, done := p.feedFast(fast, text); done {
+		if events, done := p.feedFast(dst, fast, text); done {
 			return events, nil
 		}
 	}
@@ -825,15 +827,15 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 	if p.heldRun {
 		if run := p.prog.holdRuns[p.state+1]; holdsAllFast(&run.ascii, run.set, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
-			return p.noEvents(), nil
+			return p.noEvents(dst), nil
 		}
 	}
-	return p.feedSlowly(text)
+	return p.feedSlowly(dst, text)
 }
 
 // feedFast handles text that cannot start a delimiter without searching;
 // done is false when the general step must run.
-func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) feedFast(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	if fast.holdsTrigger(text) {
 		return nil, false
 	}
@@ -851,7 +853,7 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 					p.lazy, p.lazyMark = true, p.body.Len()
 				}
 				p.appendBody(text)
-				return p.publishOne(f.Name, text, f.dirty), true
+				return p.publishOne(dst, f.Name, text, f.dirty), true
 			}
 			p.materialize()
 			context := p.prog.Context
@@ -863,29 +865,29 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 			}
 			p.pos = len(p.buf)
 			p.trim()
-			events := p.startEvents()
+			events := p.startEvents(dst)
 			p.route(&events, text)
 			return p.finish(events), true
 		}
 		if fast.HoldLead != nil {
 			if p.opened && p.current >= 0 {
-				return p.holdLazily(fast, text)
+				return p.holdLazily(dst, fast, text)
 			}
 			p.materialize()
-			return p.holdLeadRun(fast, text)
+			return p.holdLeadRun(dst, fast, text)
 		}
 	} else if p.heldLead {
 		if holdsAllFast(&fast.holdASCII, fast.HoldLead, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
-			return p.noEvents(), true
+			return p.noEvents(dst), true
 		}
 		if p.lazy {
-			return p.releaseLazily(fast, text, endsInLead)
+			return p.releaseLazily(dst, fast, text, endsInLead)
 		}
 		if !endsInLead {
-			return p.releaseHeld(fast, text)
+			return p.releaseHeld(dst, fast, text)
 		}
-		return p.releaseAndHold(fast, text)
+		return p.releaseAndHold(dst, fast, text)
 	}
 	return nil, false
 }
@@ -894,7 +896,7 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 // comes before the trailing run goes to the region's body and one chunk
 // event, the run is held in pieces (after the read position, where the
 // general step joins them once buf is brought up to date).
-func (p *Parser) holdLazily(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) holdLazily(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	start := fast.runStart(text)
 	if !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
@@ -905,17 +907,17 @@ func (p *Parser) holdLazily(fast *FastPath, text string) ([]Event, bool) {
 	p.pieces.WriteString(text[start:])
 	p.heldLead = true
 	if start == 0 {
-		return p.noEvents(), true
+		return p.noEvents(dst), true
 	}
 	f := p.prog.Fields[p.current]
 	p.appendBody(text[:start])
-	return p.publishOne(f.Name, text[:start], f.dirty), true
+	return p.publishOne(dst, f.Name, text[:start], f.dirty), true
 }
 
 // releaseLazily is releaseHeld (or, when text ends in lead characters,
 // releaseAndHold) on the common path: the held pieces and the text up to
 // its trailing run go to the body as one chunk, cut from the body itself.
-func (p *Parser) releaseLazily(fast *FastPath, text string, endsInLead bool) ([]Event, bool) {
+func (p *Parser) releaseLazily(dst []Event, fast *FastPath, text string, endsInLead bool) ([]Event, bool) {
 	start := len(text)
 	if endsInLead {
 		start = fast.runStart(text)
@@ -932,19 +934,19 @@ func (p *Parser) releaseLazily(fast *FastPath, text string, endsInLead bool) ([]
 	p.appendBody(p.pieces.String())
 	p.pieces.Reset()
 	p.appendBody(text[:start])
-	chunk := p.body.String()[mark:] // bytes a Builder wrote are never written again
+	chunk := p.body.String()[mark:] // bytes the body wrote are never written again
 	p.heldLead = endsInLead
 	if endsInLead {
 		p.pieces.WriteString(text[start:])
 	}
 	f := p.prog.Fields[p.current]
-	return p.publishOne(f.Name, chunk, f.dirty), true
+	return p.publishOne(dst, f.Name, chunk, f.dirty), true
 }
 
 // releaseAndHold: held lead characters, then text with no trigger that ends
 // in a run of hold-lead characters (a word and its space): everything before
 // that run is routed and the run is held, as holdLeadRun does.
-func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) releaseAndHold(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	start := fast.runStart(text)
 	if start == 0 || !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
@@ -952,7 +954,7 @@ func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := p.startEvents()
+	events := p.startEvents(dst)
 	p.appendText(text)
 	runAt := len(p.buf) - (len(text) - start)
 	p.route(&events, p.buf[p.pos:runAt])
@@ -965,12 +967,12 @@ func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
 // holdLeadRun: text with no trigger ends in lead characters: route what
 // comes before the trailing run, hold the run (exact when the run is all of
 // the state's hold lead: a partial match starts at the run, none before).
-func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) holdLeadRun(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	start := fast.runStart(text)
 	if !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
 	}
-	events := p.startEvents()
+	events := p.startEvents(dst)
 	p.appendText(text)
 	if start > 0 {
 		p.route(&events, text[:start])
@@ -983,11 +985,11 @@ func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
 
 // releaseHeld: held lead characters followed by text with no trigger and
 // no trailing lead: nothing can match any more, all of it is routed.
-func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) releaseHeld(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := p.startEvents()
+	events := p.startEvents(dst)
 	p.appendText(text)
 	p.route(&events, p.buf[p.pos:])
 	p.pos = len(p.buf)
@@ -996,8 +998,8 @@ func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
 	return p.finish(events), true
 }
 
-func (p *Parser) feedSlowly(text string) ([]Event, error) {
-	events := p.startEvents()
+func (p *Parser) feedSlowly(dst []Event, text string) ([]Event, error) {
+	events := p.startEvents(dst)
 	if text != "" {
 		p.appendText(text)
 	}
@@ -1482,15 +1484,10 @@ func (p *Parser) route(events *[]Event, text string) {
 	addEvent(events, RegionChunk, f.Name, text, f.dirty, nil)
 }
 
-// appendBody adds text to the open region's body, doubling its store when
-// full (Builder.WriteString grows a long body by a quarter at a time: five
+// appendBody adds text to the open region's body (doubling its store when
+// full: growing by a quarter, as append does for a long slice, is five
 // times the copying and twice the allocation of a prose region).
-func (p *Parser) appendBody(text string) {
-	if p.body.Cap()-p.body.Len() < len(text) {
-		p.body.Grow(len(text))
-	}
-	p.body.WriteString(text)
-}
+func (p *Parser) appendBody(text string) { p.body.WriteString(text) }
 
 func (p *Parser) enterImplicit() {
 	p.current = p.prog.Implicit
