@@ -9,14 +9,61 @@ import (
 )
 
 // Event is one streaming event: region_open, region_chunk (Text, Dirty) or
-// region_close (Value). 56 bytes: every plain token gives one, so its size
-// is most of what a token allocates (the type is a byte, not a string).
+// region_close (Value), read through its methods. 24 bytes, the chunk's
+// text and a pointer to the rest: every plain token gives one, so its size
+// is most of what a token allocates, and Feed's events are the caller's to
+// keep (the collector's work grows with their bytes). The type, field name
+// and dirty flag of a field's open and chunk events are one record per
+// program (read-only); a close event's record holds its value.
 type Event struct {
-	Type  EventType
-	Dirty bool
-	Field string
-	Text  string
-	Value any
+	text string
+	head *eventHead
+}
+
+// eventHead is what an Event holds besides the text.
+type eventHead struct {
+	kind  EventType
+	dirty bool
+	field string
+	value any
+}
+
+// NewEvent makes an event (the parser makes its own; this is for callers
+// that build events, a test's expected ones for instance).
+func NewEvent(kind EventType, field, text string, dirty bool, value any) Event {
+	return Event{text: text, head: &eventHead{kind: kind, dirty: dirty, field: field, value: value}}
+}
+
+// Type is the event's type (RegionOpen, RegionChunk or RegionClose; 0 for
+// the zero Event).
+func (e Event) Type() EventType {
+	if e.head == nil {
+		return 0
+	}
+	return e.head.kind
+}
+
+// Field is the name of the event's field.
+func (e Event) Field() string {
+	if e.head == nil {
+		return ""
+	}
+	return e.head.field
+}
+
+// Text is a region_chunk's text ("" for the other types).
+func (e Event) Text() string { return e.text }
+
+// Dirty: a region_chunk's text is not the field's final value (content other
+// than text, int, float or bool is parsed at the close).
+func (e Event) Dirty() bool { return e.head != nil && e.head.dirty }
+
+// Value is a region_close's parsed value (nil for the other types).
+func (e Event) Value() any {
+	if e.head == nil {
+		return nil
+	}
+	return e.head.value
 }
 
 // EventType is an event's "type": RegionOpen, RegionChunk or RegionClose;
@@ -82,6 +129,8 @@ type Field struct {
 
 	args  *Object
 	dirty bool
+	// The field's open and chunk events' heads (see Event).
+	openHead, chunkHead eventHead
 }
 
 // Watch is one delimiter a state searches for.
@@ -109,6 +158,7 @@ type Program struct {
 	derived  []bool     // the state's fast path was derived here, not planned by the compiler
 	holdRuns []*holdRun // per state without a hold lead (see leadRunOf)
 	memos    []scanMemo // per state (see scan)
+	literal  []bool     // per state: every watched delimiter is literals (see scan)
 }
 
 // holdRun is a class W for a state without a fast path such that, while the
@@ -337,6 +387,7 @@ func (p *Program) Init() *Program {
 	}
 	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
 	p.memos = make([]scanMemo, len(p.Fields)+1)
+	p.literal = make([]bool, len(p.Fields)+1)
 	p.derived = make([]bool, len(p.Fields)+1)
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
@@ -345,6 +396,8 @@ func (p *Program) Init() *Program {
 		}
 		f.args, _ = a.(*Object)
 		f.dirty = !(f.Content == "text" || f.Content == "int" || f.Content == "float" || f.Content == "bool")
+		f.openHead = eventHead{kind: RegionOpen, field: f.Name}
+		f.chunkHead = eventHead{kind: RegionChunk, field: f.Name, dirty: f.dirty}
 		for _, d := range []*Delimiter{f.Open, f.Close} {
 			if d != nil {
 				d.init()
@@ -357,6 +410,14 @@ func (p *Program) Init() *Program {
 	p.StartAnchor.init()
 	for _, re := range p.Patterns {
 		re.prepare()
+	}
+	for state, watch := range p.watch {
+		p.literal[state] = true
+		for _, w := range watch {
+			if d := p.delimiterOf(w); d == nil || d.Regex != nil {
+				p.literal[state] = false
+			}
+		}
 	}
 	for state := range p.watch {
 		if p.Context < 0 {
@@ -679,8 +740,9 @@ type Parser struct {
 	consumed  int
 }
 
-// slabSize is how many events one allocation holds.
-const slabSize = 128
+// slabSize is how many events one allocation holds: 341 of 24 bytes fill
+// the 8,192-byte size class.
+const slabSize = 341
 
 // startEvents is an empty list of events at the free end of the parser's
 // event slab: a step's events are written in place, and finish hands them
@@ -714,9 +776,9 @@ func (p *Parser) finish(events []Event) []Event {
 }
 
 // publishOne publishes one chunk event (see startEvents).
-func (p *Parser) publishOne(dst []Event, field, text string, dirty bool) []Event {
+func (p *Parser) publishOne(dst []Event, head *eventHead, text string) []Event {
 	if p.appending {
-		addEvent(&dst, RegionChunk, field, text, dirty, nil)
+		addEvent(&dst, head, text)
 		return dst
 	}
 	if len(p.slab) == cap(p.slab) {
@@ -724,13 +786,13 @@ func (p *Parser) publishOne(dst []Event, field, text string, dirty bool) []Event
 	}
 	n := len(p.slab)
 	p.slab = p.slab[:n+1]
-	setEvent(&p.slab[n], RegionChunk, field, text, dirty, nil)
+	setEvent(&p.slab[n], head, text)
 	return p.slab[n : n+1 : n+1]
 }
 
 // addEvent appends an event, writing its fields one by one (a struct copy
 // of an Event is a bulk write barrier while the collector marks).
-func addEvent(events *[]Event, kind EventType, field, text string, dirty bool, value any) {
+func addEvent(events *[]Event, head *eventHead, text string) {
 	list := *events
 	n := len(list)
 	if n < cap(list) {
@@ -738,17 +800,14 @@ func addEvent(events *[]Event, kind EventType, field, text string, dirty bool, v
 	} else {
 		list = append(list, Event{})
 	}
-	setEvent(&list[n], kind, field, text, dirty, value)
+	setEvent(&list[n], head, text)
 	*events = list
 }
 
-func setEvent(e *Event, kind EventType, field, text string, dirty bool, value any) {
-	e.Type, e.Text, e.Dirty = kind, text, dirty
-	if e.Field != field { // an AppendFeed buffer mostly holds it already: no write barrier
-		e.Field = field
-	}
-	if value != nil || e.Value != nil {
-		e.Value = value
+func setEvent(e *Event, head *eventHead, text string) {
+	e.text = text
+	if e.head != head { // an AppendFeed buffer mostly holds it already: no write barrier
+		e.head = head
 	}
 }
 
@@ -853,7 +912,7 @@ func (p *Parser) feedFast(dst []Event, fast *FastPath, text string) ([]Event, bo
 					p.lazy, p.lazyMark = true, p.body.Len()
 				}
 				p.appendBody(text)
-				return p.publishOne(dst, f.Name, text, f.dirty), true
+				return p.publishOne(dst, &f.chunkHead, text), true
 			}
 			p.materialize()
 			context := p.prog.Context
@@ -911,7 +970,7 @@ func (p *Parser) holdLazily(dst []Event, fast *FastPath, text string) ([]Event, 
 	}
 	f := p.prog.Fields[p.current]
 	p.appendBody(text[:start])
-	return p.publishOne(dst, f.Name, text[:start], f.dirty), true
+	return p.publishOne(dst, &f.chunkHead, text[:start]), true
 }
 
 // releaseLazily is releaseHeld (or, when text ends in lead characters,
@@ -940,7 +999,7 @@ func (p *Parser) releaseLazily(dst []Event, fast *FastPath, text string, endsInL
 		p.pieces.WriteString(text[start:])
 	}
 	f := p.prog.Fields[p.current]
-	return p.publishOne(dst, f.Name, chunk, f.dirty), true
+	return p.publishOne(dst, &f.chunkHead, chunk), true
 }
 
 // releaseAndHold: held lead characters, then text with no trigger that ends
@@ -1049,11 +1108,11 @@ func (p *Parser) materialize() {
 	}
 	p.lazy = false
 	routed := p.body.String()[p.lazyMark:]
-	if keep := utf8.UTFMax * p.prog.Context; len(routed) > keep+trimSlack {
-		cut := len(routed) - keep // at least Context characters after it
-		for cut < len(routed) && !utf8.RuneStart(routed[cut]) {
-			cut++
-		}
+	cut := 0
+	if context := p.prog.Context; context >= 0 && len(routed) > context+trimSlack {
+		cut = backChars(routed, len(routed), context) // exactly Context characters after it (0: fewer)
+	}
+	if cut > 0 { // the next extend copies these characters only
 		p.buf, p.inStore = routed[cut:], false
 		p.fromOK = false
 	} else {
@@ -1194,9 +1253,12 @@ type found struct {
 }
 
 // scan finds the best committable match and the hold position (SPEC steps
-// 2-3), remembered per short tail (see scanMemo).
+// 2-3), remembered per short tail (see scanMemo) where a regex is watched:
+// literals alone are found in a short tail faster than its key is hashed
+// (and their scan reads nothing behind the read position, so a memo keyed
+// by the context would remember every prose context apart).
 func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
-	if eos || p.prog.Context < 0 || p.prog.Context > memoContext || len(p.buf)-p.pos > memoTail {
+	if eos || p.prog.literal[p.state+1] || p.prog.Context < 0 || p.prog.Context > memoContext || len(p.buf)-p.pos > memoTail {
 		return p.scanText(watch, eos)
 	}
 	base := backChars(p.buf, p.pos, p.prog.Context)
@@ -1477,11 +1539,11 @@ func (p *Parser) route(events *[]Event, text string) {
 	}
 	f := p.prog.Fields[p.current]
 	if !p.opened {
-		addEvent(events, RegionOpen, f.Name, "", false, nil)
+		addEvent(events, &f.openHead, "")
 		p.opened = true
 	}
 	p.appendBody(text)
-	addEvent(events, RegionChunk, f.Name, text, f.dirty, nil)
+	addEvent(events, &f.chunkHead, text)
 }
 
 // appendBody adds text to the open region's body (doubling its store when
@@ -1505,7 +1567,7 @@ func (p *Parser) open(events *[]Event, index int, re *Regex, caps []int) {
 	p.body.Reset()
 	p.body.Grow(128) // one allocation for a short body (a tool call) instead of several
 	p.opened = true
-	addEvent(events, RegionOpen, f.Name, "", false, nil)
+	addEvent(events, &f.openHead, "")
 }
 
 // valueOf parses a closed region's body and applies the transform.
@@ -1572,7 +1634,7 @@ func (p *Parser) close(events *[]Event) error {
 		default:
 			out.Set(f.Name, value)
 		}
-		addEvent(events, RegionClose, f.Name, "", false, value)
+		addEvent(events, &eventHead{kind: RegionClose, field: f.Name, value: value}, "")
 	}
 	p.enterImplicit()
 	p.captures = nil
