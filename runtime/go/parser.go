@@ -159,6 +159,7 @@ type Program struct {
 	holdRuns []*holdRun // per state without a hold lead (see leadRunOf)
 	memos    []scanMemo // per state (see scan)
 	literal  []bool     // per state: every watched delimiter is literals (see scan)
+	ahead    []bool     // per state: no watched delimiter reads before where its match starts (see scan)
 }
 
 // holdRun is a class W for a state without a fast path such that, while the
@@ -264,12 +265,16 @@ type FastPath struct {
 	leadASCII, holdASCII [2]uint64 // the classes' ASCII members, as bitmaps
 	triggerASCII         [2]uint64 // the triggers, when each is one ASCII character
 	byteTriggers         bool      // every trigger is one ASCII character
+	oneByte              int       // the trigger when there is one, of one ASCII character (-1: none)
 }
 
 // prepare sets the bitmaps from the classes and triggers.
 func (fast *FastPath) prepare() {
 	fast.leadASCII, fast.holdASCII = asciiBitmap(fast.Leads), asciiBitmap(fast.HoldLead)
-	fast.triggerASCII, fast.byteTriggers = [2]uint64{}, true
+	fast.triggerASCII, fast.byteTriggers, fast.oneByte = [2]uint64{}, true, -1
+	if len(fast.Triggers) == 1 && len(fast.Triggers[0]) == 1 && fast.Triggers[0][0] < utf8.RuneSelf {
+		fast.oneByte = int(fast.Triggers[0][0])
+	}
 	for _, t := range fast.Triggers {
 		if len(t) != 1 || t[0] >= utf8.RuneSelf {
 			fast.byteTriggers = false
@@ -279,11 +284,15 @@ func (fast *FastPath) prepare() {
 	}
 }
 
-// holdsTrigger: text holds one of the triggers. One pass over the bytes
-// when every trigger is one ASCII character (a byte of a multi-byte
-// character is never ASCII), which for a short token beats one search per
-// trigger.
+// holdsTrigger: text holds one of the triggers. strings.IndexByte for one
+// ASCII character (the usual `<`: its vector code beats a loop over a short
+// token's bytes by half), else one pass over the bytes when every trigger
+// is one ASCII character (a byte of a multi-byte character is never ASCII),
+// which for a short token beats one search per trigger.
 func (fast *FastPath) holdsTrigger(text string) bool {
+	if fast.oneByte >= 0 {
+		return strings.IndexByte(text, byte(fast.oneByte)) >= 0
+	}
 	if !fast.byteTriggers {
 		for _, trigger := range fast.Triggers {
 			if strings.Contains(text, trigger) {
@@ -388,6 +397,7 @@ func (p *Program) Init() *Program {
 	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
 	p.memos = make([]scanMemo, len(p.Fields)+1)
 	p.literal = make([]bool, len(p.Fields)+1)
+	p.ahead = make([]bool, len(p.Fields)+1)
 	p.derived = make([]bool, len(p.Fields)+1)
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
@@ -412,10 +422,11 @@ func (p *Program) Init() *Program {
 		re.prepare()
 	}
 	for state, watch := range p.watch {
-		p.literal[state] = true
+		p.literal[state], p.ahead[state] = true, true
 		for _, w := range watch {
 			if d := p.delimiterOf(w); d == nil || d.Regex != nil {
 				p.literal[state] = false
+				p.ahead[state] = p.ahead[state] && d != nil && !readsBehind(d.Regex.Root)
 			}
 		}
 	}
@@ -576,6 +587,28 @@ func branchShape(n *Node, triggers *firstChars, leads []rune) ([]rune, bool) {
 		triggers.any = true
 	}
 	return leads, !triggers.any
+}
+
+// readsBehind: the subtree holds a look-behind or an assertion that reads
+// the character before its position or depends on where the text starts
+// (^, \A, multiline ^, \b, \B): a match of a tree without one reads only
+// from its start on.
+func readsBehind(n *Node) bool {
+	switch {
+	case n.Op == OpLook && n.Behind:
+		return true
+	case n.Op == OpAssert:
+		switch n.Kind {
+		case '^', 'A', 'L', 'b', 'B':
+			return true
+		}
+	}
+	for _, sub := range n.Subs {
+		if readsBehind(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // readsForward: the subtree holds a lookahead (which may read to the end).
@@ -1258,10 +1291,17 @@ type found struct {
 // (and their scan reads nothing behind the read position, so a memo keyed
 // by the context would remember every prose context apart).
 func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
-	if eos || p.prog.literal[p.state+1] || p.prog.Context < 0 || p.prog.Context > memoContext || len(p.buf)-p.pos > memoTail {
+	context := p.prog.Context
+	if p.prog.ahead[p.state+1] {
+		context = 0 // the scan reads nothing before the read position
+	}
+	if eos || p.prog.literal[p.state+1] || context < 0 || context > memoContext || len(p.buf)-p.pos > memoTail {
 		return p.scanText(watch, eos)
 	}
-	base := backChars(p.buf, p.pos, p.prog.Context)
+	base := p.pos
+	if context > 0 {
+		base = backChars(p.buf, p.pos, context)
+	}
 	key := memoKey{p.pos - base, p.buf[base:]}
 	// The parser's own last answer first, then the program's memo.
 	r, hit := p.lastScan, p.lastScan != nil && p.lastState == p.state && p.lastKey == key
