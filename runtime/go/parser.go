@@ -753,6 +753,11 @@ type Parser struct {
 	storeOff  int
 	inStore   bool
 	lazy      bool // buf lacks the text routed by the common path since lazyMark in body
+	// before is the text (at most Context characters) that precedes buf[0]
+	// when buf does not hold the context itself: materialize leaves it in the
+	// body while the state's scan reads nothing before the read position, and
+	// process joins it to buf when a state that reads it is entered.
+	before    string
 	lazyMark  int
 	lastScan  *scanResult // the last scan answer taken from the memo, for lastKey in lastState
 	lastKey   memoKey
@@ -951,7 +956,7 @@ func (p *Parser) feedFast(dst []Event, fast *FastPath, text string) ([]Event, bo
 			context := p.prog.Context
 			if context >= 0 && len(text) >= storeMin && utf8.RuneCountInString(text) >= context {
 				p.buf, p.inStore = text, false // it holds all the context regex delimiters read behind
-				p.fromOK = false
+				p.before, p.fromOK = "", false
 			} else {
 				p.extend(text)
 			}
@@ -1145,8 +1150,13 @@ func (p *Parser) materialize() {
 	if context := p.prog.Context; context >= 0 && len(routed) > context+trimSlack {
 		cut = backChars(routed, len(routed), context) // exactly Context characters after it (0: fewer)
 	}
-	if cut > 0 { // the next extend copies these characters only
-		p.buf, p.inStore = routed[cut:], false
+	if cut > 0 && p.prog.ahead[p.state+1] {
+		// This state's scan reads nothing before the read position: buf
+		// starts there, the context stays in the body (see joinBefore).
+		p.before, p.buf, p.inStore = routed[cut:], "", false
+		p.fromOK = false
+	} else if cut > 0 { // the next extend copies these characters only
+		p.before, p.buf, p.inStore = "", routed[cut:], false
 		p.fromOK = false
 	} else {
 		p.extend(routed)
@@ -1276,7 +1286,20 @@ func (p *Parser) trim() {
 		p.consumed += cut
 		p.pos -= cut
 		p.storeOff += cut
+		p.before = "" // buf holds the context
 	}
+}
+
+// joinBefore puts the text materialize left in the body back before buf,
+// for a state whose scan reads before the read position.
+func (p *Parser) joinBefore() {
+	if p.before == "" || p.prog.ahead[p.state+1] {
+		return
+	}
+	p.buf = p.before + p.buf
+	p.pos += len(p.before)
+	p.consumed -= len(p.before)
+	p.before, p.inStore = "", false
 }
 
 type found struct {
@@ -1535,6 +1558,7 @@ func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 
 func (p *Parser) process(events *[]Event, eos bool) error {
 	for {
+		p.joinBefore()
 		best, ok, hold := p.scan(p.prog.watch[p.state+1], eos)
 		if ok {
 			if best.start > p.pos {
