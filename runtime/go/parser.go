@@ -753,11 +753,15 @@ type Parser struct {
 	storeOff  int
 	inStore   bool
 	lazy      bool // buf lacks the text routed by the common path since lazyMark in body
-	// before is the text (at most Context characters) that precedes buf[0]
-	// when buf does not hold the context itself: materialize leaves it in the
-	// body while the state's scan reads nothing before the read position, and
-	// process joins it to buf when a state that reads it is entered.
-	before    string
+	// before[:nBefore]: texts that, joined, precede buf[0] when buf does not
+	// hold the context itself (beforeLen bytes; the last Context characters
+	// are all that matters). materialize leaves them where they are (the
+	// body, the store) while the state's scan reads nothing before the read
+	// position; process joins them to buf when it enters a state that reads
+	// them.
+	before    [32]string
+	nBefore   int
+	beforeLen int
 	lazyMark  int
 	lastScan  *scanResult // the last scan answer taken from the memo, for lastKey in lastState
 	lastKey   memoKey
@@ -955,8 +959,10 @@ func (p *Parser) feedFast(dst []Event, fast *FastPath, text string) ([]Event, bo
 			p.materialize()
 			context := p.prog.Context
 			if context >= 0 && len(text) >= storeMin && utf8.RuneCountInString(text) >= context {
+				p.consumed += len(p.buf)
 				p.buf, p.inStore = text, false // it holds all the context regex delimiters read behind
-				p.before, p.fromOK = "", false
+				p.fromOK = false
+				p.dropBefore()
 			} else {
 				p.extend(text)
 			}
@@ -1146,17 +1152,24 @@ func (p *Parser) materialize() {
 	}
 	p.lazy = false
 	routed := p.body.String()[p.lazyMark:]
+	if p.prog.ahead[p.state+1] && p.prog.Context > trimSlack && p.pos == len(p.buf) {
+		// This state's scan reads nothing before the read position: buf
+		// starts there, and what precedes it stays where it is (see
+		// joinBefore), instead of being copied at every general step.
+		p.keepBefore(p.buf)
+		p.keepBefore(routed)
+		p.consumed += len(p.buf) + len(routed)
+		p.buf, p.pos, p.inStore, p.fromOK = "", 0, false, false
+		return
+	}
 	cut := 0
 	if context := p.prog.Context; context >= 0 && len(routed) > context+trimSlack {
 		cut = backChars(routed, len(routed), context) // exactly Context characters after it (0: fewer)
 	}
-	if cut > 0 && p.prog.ahead[p.state+1] {
-		// This state's scan reads nothing before the read position: buf
-		// starts there, the context stays in the body (see joinBefore).
-		p.before, p.buf, p.inStore = routed[cut:], "", false
-		p.fromOK = false
-	} else if cut > 0 { // the next extend copies these characters only
-		p.before, p.buf, p.inStore = "", routed[cut:], false
+	if cut > 0 { // the next extend copies these characters only
+		p.consumed += len(p.buf) + cut
+		p.buf, p.inStore = routed[cut:], false
+		p.dropBefore()
 		p.fromOK = false
 	} else {
 		p.extend(routed)
@@ -1286,20 +1299,58 @@ func (p *Parser) trim() {
 		p.consumed += cut
 		p.pos -= cut
 		p.storeOff += cut
-		p.before = "" // buf holds the context
+		p.dropBefore() // buf holds the context
 	}
 }
 
-// joinBefore puts the text materialize left in the body back before buf,
-// for a state whose scan reads before the read position.
-func (p *Parser) joinBefore() {
-	if p.before == "" || p.prog.ahead[p.state+1] {
+// keepBefore notes text that precedes buf (see before), dropping older
+// texts once the newer ones surely hold Context characters, and joining
+// them when there are too many to note.
+func (p *Parser) keepBefore(text string) {
+	if text == "" {
 		return
 	}
-	p.buf = p.before + p.buf
-	p.pos += len(p.before)
-	p.consumed -= len(p.before)
-	p.before, p.inStore = "", false
+	if p.nBefore == len(p.before) {
+		joined := strings.Join(p.before[:p.nBefore], "")
+		p.dropBefore()
+		p.before[0], p.nBefore, p.beforeLen = joined, 1, len(joined)
+	}
+	p.before[p.nBefore] = text
+	p.nBefore++
+	p.beforeLen += len(text)
+	drop := 0
+	for drop < p.nBefore-1 && p.beforeLen-len(p.before[drop]) >= utf8.UTFMax*p.prog.Context {
+		p.beforeLen -= len(p.before[drop])
+		drop++
+	}
+	if drop > 0 {
+		copy(p.before[:], p.before[drop:p.nBefore])
+		for i := p.nBefore - drop; i < p.nBefore; i++ {
+			p.before[i] = ""
+		}
+		p.nBefore -= drop
+	}
+}
+
+func (p *Parser) dropBefore() {
+	if p.nBefore > 0 {
+		p.before = [len(p.before)]string{}
+		p.nBefore, p.beforeLen = 0, 0
+	}
+}
+
+// joinBefore puts the texts materialize left where they were back before
+// buf, for a state whose scan reads before the read position.
+func (p *Parser) joinBefore() {
+	if p.nBefore == 0 || p.prog.ahead[p.state+1] {
+		return
+	}
+	parts := append(p.before[:p.nBefore:p.nBefore], p.buf)
+	p.buf = strings.Join(parts, "")
+	p.pos += p.beforeLen
+	p.consumed -= p.beforeLen
+	p.inStore = false
+	p.dropBefore()
 }
 
 type found struct {
