@@ -1181,8 +1181,8 @@ func (p *Parser) materialize() {
 // storeMin is the least capacity (bytes) a new store gets.
 const storeMin = 512
 
-// extend appends text to buf. buf is the tail of an append-only store (a
-// strings.Builder): bytes once written are never written again, so every
+// extend appends text to buf. buf is the tail of an append-only store (an
+// appendOnly): bytes once written are never written again, so every
 // string cut from buf (event texts, captures) stays valid, and appending
 // costs a copy of text instead of a copy of buf. When buf is not the
 // store's tail, the live text is copied to the store's end; when the store
