@@ -104,9 +104,52 @@ func TestEventTypesNameTheReferenceEvents(t *testing.T) {
 		t.Fatalf("%v %v", events, err)
 	}
 	for i, kind := range []rt.EventType{rt.RegionOpen, rt.RegionChunk, rt.RegionClose} {
-		if events[i].Type != kind {
-			t.Errorf("event %d: %v, want %v", i, events[i].Type, kind)
+		if events[i].Type() != kind {
+			t.Errorf("event %d: %v, want %v", i, events[i].Type(), kind)
 		}
+	}
+}
+
+// The accessors read what the marshalled events show; NewEvent builds the
+// same events; the zero Event reads as empty.
+func TestEventAccessors(t *testing.T) {
+	p, err := rt.NewParser(apiProgram, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := p.Feed(`<tool_call>{"name": "g"}</tool_call>ok`)
+	if err != nil || len(events) != 5 {
+		t.Fatalf("%v %v", events, err)
+	}
+	want := []struct {
+		kind  rt.EventType
+		field string
+		text  string
+		dirty bool
+		value string
+	}{
+		{rt.RegionOpen, "tool_calls", "", false, "null"},
+		{rt.RegionChunk, "tool_calls", `{"name": "g"}`, true, "null"},
+		{rt.RegionClose, "tool_calls", "", false, `{"type": "function", "function": {"name": "g"}}`},
+		{rt.RegionOpen, "content", "", false, "null"},
+		{rt.RegionChunk, "content", "ok", false, "null"},
+	}
+	for i, w := range want {
+		e := events[i]
+		if e.Type() != w.kind || e.Field() != w.field || e.Text() != w.text || e.Dirty() != w.dirty || rt.Dumps(e.Value()) != w.value {
+			t.Errorf("event %d: %v %q %q %v %s", i, e.Type(), e.Field(), e.Text(), e.Dirty(), rt.Dumps(e.Value()))
+		}
+		var value any
+		if w.kind == rt.RegionClose {
+			value = e.Value()
+		}
+		if built := rt.NewEvent(w.kind, w.field, w.text, w.dirty, value); rt.Dumps(built) != rt.Dumps(e) {
+			t.Errorf("NewEvent %d: %s, want %s", i, rt.Dumps(built), rt.Dumps(e))
+		}
+	}
+	var zero rt.Event
+	if zero.Type() != 0 || zero.Field() != "" || zero.Text() != "" || zero.Dirty() || zero.Value() != nil {
+		t.Errorf("zero event: %v %q %q %v %v", zero.Type(), zero.Field(), zero.Text(), zero.Dirty(), zero.Value())
 	}
 }
 
@@ -119,7 +162,7 @@ func TestAppendFeedAppendsWhatFeedReturns(t *testing.T) {
 		}
 		appended, _ := rt.NewParser(apiProgram, "")
 		var want, got []rt.Event
-		buffer := []rt.Event{{Field: "kept"}}
+		buffer := []rt.Event{rt.NewEvent(rt.RegionChunk, "kept", "", false, nil)}
 		for at := 0; at < len(text); at += size {
 			chunk := text[at:min(at+size, len(text))]
 			events, err := fed.Feed(chunk)
@@ -131,7 +174,7 @@ func TestAppendFeedAppendsWhatFeedReturns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out[0].Field != "kept" {
+			if out[0].Field() != "kept" {
 				t.Fatalf("size %d: dst's events were overwritten", size)
 			}
 			got = append(got, out[1:]...)

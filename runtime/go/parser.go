@@ -9,14 +9,61 @@ import (
 )
 
 // Event is one streaming event: region_open, region_chunk (Text, Dirty) or
-// region_close (Value). 56 bytes: every plain token gives one, so its size
-// is most of what a token allocates (the type is a byte, not a string).
+// region_close (Value), read through its methods. 24 bytes, the chunk's
+// text and a pointer to the rest: every plain token gives one, so its size
+// is most of what a token allocates, and Feed's events are the caller's to
+// keep (the collector's work grows with their bytes). The type, field name
+// and dirty flag of a field's open and chunk events are one record per
+// program (read-only); a close event's record holds its value.
 type Event struct {
-	Type  EventType
-	Dirty bool
-	Field string
-	Text  string
-	Value any
+	text string
+	head *eventHead
+}
+
+// eventHead is what an Event holds besides the text.
+type eventHead struct {
+	kind  EventType
+	dirty bool
+	field string
+	value any
+}
+
+// NewEvent makes an event (the parser makes its own; this is for callers
+// that build events, a test's expected ones for instance).
+func NewEvent(kind EventType, field, text string, dirty bool, value any) Event {
+	return Event{text: text, head: &eventHead{kind: kind, dirty: dirty, field: field, value: value}}
+}
+
+// Type is the event's type (RegionOpen, RegionChunk or RegionClose; 0 for
+// the zero Event).
+func (e Event) Type() EventType {
+	if e.head == nil {
+		return 0
+	}
+	return e.head.kind
+}
+
+// Field is the name of the event's field.
+func (e Event) Field() string {
+	if e.head == nil {
+		return ""
+	}
+	return e.head.field
+}
+
+// Text is a region_chunk's text ("" for the other types).
+func (e Event) Text() string { return e.text }
+
+// Dirty: a region_chunk's text is not the field's final value (content other
+// than text, int, float or bool is parsed at the close).
+func (e Event) Dirty() bool { return e.head != nil && e.head.dirty }
+
+// Value is a region_close's parsed value (nil for the other types).
+func (e Event) Value() any {
+	if e.head == nil {
+		return nil
+	}
+	return e.head.value
 }
 
 // EventType is an event's "type": RegionOpen, RegionChunk or RegionClose;
@@ -82,6 +129,8 @@ type Field struct {
 
 	args  *Object
 	dirty bool
+	// The field's open and chunk events' heads (see Event).
+	openHead, chunkHead eventHead
 }
 
 // Watch is one delimiter a state searches for.
@@ -109,6 +158,8 @@ type Program struct {
 	derived  []bool     // the state's fast path was derived here, not planned by the compiler
 	holdRuns []*holdRun // per state without a hold lead (see leadRunOf)
 	memos    []scanMemo // per state (see scan)
+	literal  []bool     // per state: every watched delimiter is literals (see scan)
+	ahead    []bool     // per state: no watched delimiter reads before where its match starts (see scan)
 }
 
 // holdRun is a class W for a state without a fast path such that, while the
@@ -214,12 +265,16 @@ type FastPath struct {
 	leadASCII, holdASCII [2]uint64 // the classes' ASCII members, as bitmaps
 	triggerASCII         [2]uint64 // the triggers, when each is one ASCII character
 	byteTriggers         bool      // every trigger is one ASCII character
+	oneByte              int       // the trigger when there is one, of one ASCII character (-1: none)
 }
 
 // prepare sets the bitmaps from the classes and triggers.
 func (fast *FastPath) prepare() {
 	fast.leadASCII, fast.holdASCII = asciiBitmap(fast.Leads), asciiBitmap(fast.HoldLead)
-	fast.triggerASCII, fast.byteTriggers = [2]uint64{}, true
+	fast.triggerASCII, fast.byteTriggers, fast.oneByte = [2]uint64{}, true, -1
+	if len(fast.Triggers) == 1 && len(fast.Triggers[0]) == 1 && fast.Triggers[0][0] < utf8.RuneSelf {
+		fast.oneByte = int(fast.Triggers[0][0])
+	}
 	for _, t := range fast.Triggers {
 		if len(t) != 1 || t[0] >= utf8.RuneSelf {
 			fast.byteTriggers = false
@@ -229,11 +284,15 @@ func (fast *FastPath) prepare() {
 	}
 }
 
-// holdsTrigger: text holds one of the triggers. One pass over the bytes
-// when every trigger is one ASCII character (a byte of a multi-byte
-// character is never ASCII), which for a short token beats one search per
-// trigger.
+// holdsTrigger: text holds one of the triggers. strings.IndexByte for one
+// ASCII character (the usual `<`: its vector code beats a loop over a short
+// token's bytes by half), else one pass over the bytes when every trigger
+// is one ASCII character (a byte of a multi-byte character is never ASCII),
+// which for a short token beats one search per trigger.
 func (fast *FastPath) holdsTrigger(text string) bool {
+	if fast.oneByte >= 0 {
+		return strings.IndexByte(text, byte(fast.oneByte)) >= 0
+	}
 	if !fast.byteTriggers {
 		for _, trigger := range fast.Triggers {
 			if strings.Contains(text, trigger) {
@@ -337,6 +396,8 @@ func (p *Program) Init() *Program {
 	}
 	p.holdRuns = make([]*holdRun, len(p.Fields)+1)
 	p.memos = make([]scanMemo, len(p.Fields)+1)
+	p.literal = make([]bool, len(p.Fields)+1)
+	p.ahead = make([]bool, len(p.Fields)+1)
 	p.derived = make([]bool, len(p.Fields)+1)
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
@@ -345,6 +406,8 @@ func (p *Program) Init() *Program {
 		}
 		f.args, _ = a.(*Object)
 		f.dirty = !(f.Content == "text" || f.Content == "int" || f.Content == "float" || f.Content == "bool")
+		f.openHead = eventHead{kind: RegionOpen, field: f.Name}
+		f.chunkHead = eventHead{kind: RegionChunk, field: f.Name, dirty: f.dirty}
 		for _, d := range []*Delimiter{f.Open, f.Close} {
 			if d != nil {
 				d.init()
@@ -357,6 +420,15 @@ func (p *Program) Init() *Program {
 	p.StartAnchor.init()
 	for _, re := range p.Patterns {
 		re.prepare()
+	}
+	for state, watch := range p.watch {
+		p.literal[state], p.ahead[state] = true, true
+		for _, w := range watch {
+			if d := p.delimiterOf(w); d == nil || d.Regex != nil {
+				p.literal[state] = false
+				p.ahead[state] = p.ahead[state] && d != nil && !readsBehind(d.Regex.Root)
+			}
+		}
 	}
 	for state := range p.watch {
 		if p.Context < 0 {
@@ -517,6 +589,28 @@ func branchShape(n *Node, triggers *firstChars, leads []rune) ([]rune, bool) {
 	return leads, !triggers.any
 }
 
+// readsBehind: the subtree holds a look-behind or an assertion that reads
+// the character before its position or depends on where the text starts
+// (^, \A, multiline ^, \b, \B): a match of a tree without one reads only
+// from its start on.
+func readsBehind(n *Node) bool {
+	switch {
+	case n.Op == OpLook && n.Behind:
+		return true
+	case n.Op == OpAssert:
+		switch n.Kind {
+		case '^', 'A', 'L', 'b', 'B':
+			return true
+		}
+	}
+	for _, sub := range n.Subs {
+		if readsBehind(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // readsForward: the subtree holds a lookahead (which may read to the end).
 func readsForward(n *Node) bool {
 	if n.Op == OpLook && !n.Behind {
@@ -650,15 +744,24 @@ type Parser struct {
 	current   int
 	state     int
 	captures  []Capture
-	body      strings.Builder
+	body      appendOnly
 	opened    bool
 	finalized bool
 	initial   []Event
-	pieces    strings.Builder // held text not yet joined onto buf
-	store     strings.Builder // buf is its tail from storeOff when inStore (see extend)
+	pieces    scratchText // held text not yet joined onto buf (copied out before a Reset)
+	store     appendOnly  // buf is its tail from storeOff when inStore (see extend)
 	storeOff  int
 	inStore   bool
 	lazy      bool // buf lacks the text routed by the common path since lazyMark in body
+	// before[:nBefore]: texts that, joined, precede buf[0] when buf does not
+	// hold the context itself (beforeLen bytes; the last Context characters
+	// are all that matters). materialize leaves them where they are (the
+	// body, the store) while the state's scan reads nothing before the read
+	// position; process joins them to buf when it enters a state that reads
+	// them.
+	before    [32]string
+	nBefore   int
+	beforeLen int
 	lazyMark  int
 	lastScan  *scanResult // the last scan answer taken from the memo, for lastKey in lastState
 	lastKey   memoKey
@@ -667,8 +770,7 @@ type Parser struct {
 	heldLead  bool    // the held text is all of the state's hold lead
 	heldRun   bool    // the held text is all of the state's holdRun class
 	slab      []Event // returned events are carved from it (see startEvents)
-	appending bool    // AppendFeed: events go to dst, not to the slab
-	dst       []Event
+	appending bool    // AppendFeed: events go to its dst, not to the slab
 	// from[i]: where watch i of the state last found no match, complete or
 	// partial, before (absolute offsets; -1: unknown), taken at read position
 	// fromPos in state fromState (see scanText); consumed is the absolute
@@ -680,8 +782,9 @@ type Parser struct {
 	consumed  int
 }
 
-// slabSize is how many events one allocation holds.
-const slabSize = 128
+// slabSize is how many events one allocation holds: 341 of 24 bytes fill
+// the 8,192-byte size class.
+const slabSize = 341
 
 // startEvents is an empty list of events at the free end of the parser's
 // event slab: a step's events are written in place, and finish hands them
@@ -689,9 +792,9 @@ const slabSize = 128
 // of one per Feed). Each returned slice is capped at its length, so a
 // caller's append copies, and the slab never writes its elements again:
 // the caller owns them.
-func (p *Parser) startEvents() []Event {
+func (p *Parser) startEvents(dst []Event) []Event {
 	if p.appending {
-		return p.dst
+		return dst
 	}
 	if cap(p.slab)-len(p.slab) < 4 {
 		p.slab = make([]Event, 0, slabSize)
@@ -715,23 +818,23 @@ func (p *Parser) finish(events []Event) []Event {
 }
 
 // publishOne publishes one chunk event (see startEvents).
-func (p *Parser) publishOne(field, text string, dirty bool) []Event {
+func (p *Parser) publishOne(dst []Event, head *eventHead, text string) []Event {
 	if p.appending {
-		addEvent(&p.dst, RegionChunk, field, text, dirty, nil)
-		return p.dst
+		addEvent(&dst, head, text)
+		return dst
 	}
 	if len(p.slab) == cap(p.slab) {
 		p.slab = make([]Event, 0, slabSize)
 	}
 	n := len(p.slab)
 	p.slab = p.slab[:n+1]
-	setEvent(&p.slab[n], RegionChunk, field, text, dirty, nil)
+	setEvent(&p.slab[n], head, text)
 	return p.slab[n : n+1 : n+1]
 }
 
 // addEvent appends an event, writing its fields one by one (a struct copy
 // of an Event is a bulk write barrier while the collector marks).
-func addEvent(events *[]Event, kind EventType, field, text string, dirty bool, value any) {
+func addEvent(events *[]Event, head *eventHead, text string) {
 	list := *events
 	n := len(list)
 	if n < cap(list) {
@@ -739,17 +842,14 @@ func addEvent(events *[]Event, kind EventType, field, text string, dirty bool, v
 	} else {
 		list = append(list, Event{})
 	}
-	setEvent(&list[n], kind, field, text, dirty, value)
+	setEvent(&list[n], head, text)
 	*events = list
 }
 
-func setEvent(e *Event, kind EventType, field, text string, dirty bool, value any) {
-	e.Type, e.Text, e.Dirty = kind, text, dirty
-	if e.Field != field { // an AppendFeed buffer mostly holds it already: no write barrier
-		e.Field = field
-	}
-	if value != nil || e.Value != nil {
-		e.Value = value
+func setEvent(e *Event, head *eventHead, text string) {
+	e.text = text
+	if e.head != head { // an AppendFeed buffer mostly holds it already: no write barrier
+		e.head = head
 	}
 }
 
@@ -794,9 +894,9 @@ func (p *Parser) Captures() []Capture { return append([]Capture(nil), p.captures
 // plain tokens then allocate nothing. Feed's events are the caller's to
 // keep, so each costs an allocation, and the collector's work for it.
 func (p *Parser) AppendFeed(dst []Event, text string) ([]Event, error) {
-	p.appending, p.dst = true, dst
-	events, err := p.Feed(text)
-	p.appending, p.dst = false, nil
+	p.appending = true
+	events, err := p.feed(dst, text)
+	p.appending = false
 	if events == nil {
 		events = dst // finalized
 	}
@@ -804,20 +904,23 @@ func (p *Parser) AppendFeed(dst []Event, text string) ([]Event, error) {
 }
 
 // noEvents is a step's empty result.
-func (p *Parser) noEvents() []Event {
+func (p *Parser) noEvents(dst []Event) []Event {
 	if p.appending {
-		return p.dst
+		return dst
 	}
 	return []Event{}
 }
 
 // Feed adds generated text and returns the events it completes.
-func (p *Parser) Feed(text string) ([]Event, error) {
+func (p *Parser) Feed(text string) ([]Event, error) { return p.feed(nil, text) }
+
+// feed is Feed, or AppendFeed's step onto dst when p.appending.
+func (p *Parser) feed(dst []Event, text string) ([]Event, error) {
 	if p.finalized {
 		return nil, Errorf("RuntimeError", "ResponseParser already finalized")
 	}
 	if fast := p.prog.fast[p.state+1]; fast != nil && text != "" {
-		if events, done := p.feedFast(fast, text); done {
+		if events, done := p.feedFast(dst, fast, text); done {
 			return events, nil
 		}
 	}
@@ -825,15 +928,15 @@ func (p *Parser) Feed(text string) ([]Event, error) {
 	if p.heldRun {
 		if run := p.prog.holdRuns[p.state+1]; holdsAllFast(&run.ascii, run.set, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
-			return p.noEvents(), nil
+			return p.noEvents(dst), nil
 		}
 	}
-	return p.feedSlowly(text)
+	return p.feedSlowly(dst, text)
 }
 
 // feedFast handles text that cannot start a delimiter without searching;
 // done is false when the general step must run.
-func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) feedFast(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	if fast.holdsTrigger(text) {
 		return nil, false
 	}
@@ -851,41 +954,43 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 					p.lazy, p.lazyMark = true, p.body.Len()
 				}
 				p.appendBody(text)
-				return p.publishOne(f.Name, text, f.dirty), true
+				return p.publishOne(dst, &f.chunkHead, text), true
 			}
 			p.materialize()
 			context := p.prog.Context
 			if context >= 0 && len(text) >= storeMin && utf8.RuneCountInString(text) >= context {
+				p.consumed += len(p.buf)
 				p.buf, p.inStore = text, false // it holds all the context regex delimiters read behind
 				p.fromOK = false
+				p.dropBefore()
 			} else {
 				p.extend(text)
 			}
 			p.pos = len(p.buf)
 			p.trim()
-			events := p.startEvents()
+			events := p.startEvents(dst)
 			p.route(&events, text)
 			return p.finish(events), true
 		}
 		if fast.HoldLead != nil {
 			if p.opened && p.current >= 0 {
-				return p.holdLazily(fast, text)
+				return p.holdLazily(dst, fast, text)
 			}
 			p.materialize()
-			return p.holdLeadRun(fast, text)
+			return p.holdLeadRun(dst, fast, text)
 		}
 	} else if p.heldLead {
 		if holdsAllFast(&fast.holdASCII, fast.HoldLead, text) {
 			p.pieces.WriteString(text) // the pending match stays where it is
-			return p.noEvents(), true
+			return p.noEvents(dst), true
 		}
 		if p.lazy {
-			return p.releaseLazily(fast, text, endsInLead)
+			return p.releaseLazily(dst, fast, text, endsInLead)
 		}
 		if !endsInLead {
-			return p.releaseHeld(fast, text)
+			return p.releaseHeld(dst, fast, text)
 		}
-		return p.releaseAndHold(fast, text)
+		return p.releaseAndHold(dst, fast, text)
 	}
 	return nil, false
 }
@@ -894,7 +999,7 @@ func (p *Parser) feedFast(fast *FastPath, text string) ([]Event, bool) {
 // comes before the trailing run goes to the region's body and one chunk
 // event, the run is held in pieces (after the read position, where the
 // general step joins them once buf is brought up to date).
-func (p *Parser) holdLazily(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) holdLazily(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	start := fast.runStart(text)
 	if !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
@@ -905,17 +1010,17 @@ func (p *Parser) holdLazily(fast *FastPath, text string) ([]Event, bool) {
 	p.pieces.WriteString(text[start:])
 	p.heldLead = true
 	if start == 0 {
-		return p.noEvents(), true
+		return p.noEvents(dst), true
 	}
 	f := p.prog.Fields[p.current]
 	p.appendBody(text[:start])
-	return p.publishOne(f.Name, text[:start], f.dirty), true
+	return p.publishOne(dst, &f.chunkHead, text[:start]), true
 }
 
 // releaseLazily is releaseHeld (or, when text ends in lead characters,
 // releaseAndHold) on the common path: the held pieces and the text up to
 // its trailing run go to the body as one chunk, cut from the body itself.
-func (p *Parser) releaseLazily(fast *FastPath, text string, endsInLead bool) ([]Event, bool) {
+func (p *Parser) releaseLazily(dst []Event, fast *FastPath, text string, endsInLead bool) ([]Event, bool) {
 	start := len(text)
 	if endsInLead {
 		start = fast.runStart(text)
@@ -932,19 +1037,19 @@ func (p *Parser) releaseLazily(fast *FastPath, text string, endsInLead bool) ([]
 	p.appendBody(p.pieces.String())
 	p.pieces.Reset()
 	p.appendBody(text[:start])
-	chunk := p.body.String()[mark:] // bytes a Builder wrote are never written again
+	chunk := p.body.String()[mark:] // bytes the body wrote are never written again
 	p.heldLead = endsInLead
 	if endsInLead {
 		p.pieces.WriteString(text[start:])
 	}
 	f := p.prog.Fields[p.current]
-	return p.publishOne(f.Name, chunk, f.dirty), true
+	return p.publishOne(dst, &f.chunkHead, chunk), true
 }
 
 // releaseAndHold: held lead characters, then text with no trigger that ends
 // in a run of hold-lead characters (a word and its space): everything before
 // that run is routed and the run is held, as holdLeadRun does.
-func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) releaseAndHold(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	start := fast.runStart(text)
 	if start == 0 || !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
@@ -952,7 +1057,7 @@ func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := p.startEvents()
+	events := p.startEvents(dst)
 	p.appendText(text)
 	runAt := len(p.buf) - (len(text) - start)
 	p.route(&events, p.buf[p.pos:runAt])
@@ -965,12 +1070,12 @@ func (p *Parser) releaseAndHold(fast *FastPath, text string) ([]Event, bool) {
 // holdLeadRun: text with no trigger ends in lead characters: route what
 // comes before the trailing run, hold the run (exact when the run is all of
 // the state's hold lead: a partial match starts at the run, none before).
-func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) holdLeadRun(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	start := fast.runStart(text)
 	if !holdsAllFast(&fast.holdASCII, fast.HoldLead, text[start:]) {
 		return nil, false
 	}
-	events := p.startEvents()
+	events := p.startEvents(dst)
 	p.appendText(text)
 	if start > 0 {
 		p.route(&events, text[:start])
@@ -983,11 +1088,11 @@ func (p *Parser) holdLeadRun(fast *FastPath, text string) ([]Event, bool) {
 
 // releaseHeld: held lead characters followed by text with no trigger and
 // no trailing lead: nothing can match any more, all of it is routed.
-func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
+func (p *Parser) releaseHeld(dst []Event, fast *FastPath, text string) ([]Event, bool) {
 	if p.heldHasTrigger(fast) {
 		return nil, false
 	}
-	events := p.startEvents()
+	events := p.startEvents(dst)
 	p.appendText(text)
 	p.route(&events, p.buf[p.pos:])
 	p.pos = len(p.buf)
@@ -996,8 +1101,8 @@ func (p *Parser) releaseHeld(fast *FastPath, text string) ([]Event, bool) {
 	return p.finish(events), true
 }
 
-func (p *Parser) feedSlowly(text string) ([]Event, error) {
-	events := p.startEvents()
+func (p *Parser) feedSlowly(dst []Event, text string) ([]Event, error) {
+	events := p.startEvents(dst)
 	if text != "" {
 		p.appendText(text)
 	}
@@ -1047,12 +1152,24 @@ func (p *Parser) materialize() {
 	}
 	p.lazy = false
 	routed := p.body.String()[p.lazyMark:]
-	if keep := utf8.UTFMax * p.prog.Context; len(routed) > keep+trimSlack {
-		cut := len(routed) - keep // at least Context characters after it
-		for cut < len(routed) && !utf8.RuneStart(routed[cut]) {
-			cut++
-		}
+	if p.prog.ahead[p.state+1] && p.prog.Context > trimSlack && p.pos == len(p.buf) {
+		// This state's scan reads nothing before the read position: buf
+		// starts there, and what precedes it stays where it is (see
+		// joinBefore), instead of being copied at every general step.
+		p.keepBefore(p.buf)
+		p.keepBefore(routed)
+		p.consumed += len(p.buf) + len(routed)
+		p.buf, p.pos, p.inStore, p.fromOK = "", 0, false, false
+		return
+	}
+	cut := 0
+	if context := p.prog.Context; context >= 0 && len(routed) > context+trimSlack {
+		cut = backChars(routed, len(routed), context) // exactly Context characters after it (0: fewer)
+	}
+	if cut > 0 { // the next extend copies these characters only
+		p.consumed += len(p.buf) + cut
 		p.buf, p.inStore = routed[cut:], false
+		p.dropBefore()
 		p.fromOK = false
 	} else {
 		p.extend(routed)
@@ -1064,8 +1181,8 @@ func (p *Parser) materialize() {
 // storeMin is the least capacity (bytes) a new store gets.
 const storeMin = 512
 
-// extend appends text to buf. buf is the tail of an append-only store (a
-// strings.Builder): bytes once written are never written again, so every
+// extend appends text to buf. buf is the tail of an append-only store (an
+// appendOnly): bytes once written are never written again, so every
 // string cut from buf (event texts, captures) stays valid, and appending
 // costs a copy of text instead of a copy of buf. When buf is not the
 // store's tail, the live text is copied to the store's end; when the store
@@ -1182,7 +1299,58 @@ func (p *Parser) trim() {
 		p.consumed += cut
 		p.pos -= cut
 		p.storeOff += cut
+		p.dropBefore() // buf holds the context
 	}
+}
+
+// keepBefore notes text that precedes buf (see before), dropping older
+// texts once the newer ones surely hold Context characters, and joining
+// them when there are too many to note.
+func (p *Parser) keepBefore(text string) {
+	if text == "" {
+		return
+	}
+	if p.nBefore == len(p.before) {
+		joined := strings.Join(p.before[:p.nBefore], "")
+		p.dropBefore()
+		p.before[0], p.nBefore, p.beforeLen = joined, 1, len(joined)
+	}
+	p.before[p.nBefore] = text
+	p.nBefore++
+	p.beforeLen += len(text)
+	drop := 0
+	for drop < p.nBefore-1 && p.beforeLen-len(p.before[drop]) >= utf8.UTFMax*p.prog.Context {
+		p.beforeLen -= len(p.before[drop])
+		drop++
+	}
+	if drop > 0 {
+		copy(p.before[:], p.before[drop:p.nBefore])
+		for i := p.nBefore - drop; i < p.nBefore; i++ {
+			p.before[i] = ""
+		}
+		p.nBefore -= drop
+	}
+}
+
+func (p *Parser) dropBefore() {
+	if p.nBefore > 0 {
+		p.before = [len(p.before)]string{}
+		p.nBefore, p.beforeLen = 0, 0
+	}
+}
+
+// joinBefore puts the texts materialize left where they were back before
+// buf, for a state whose scan reads before the read position.
+func (p *Parser) joinBefore() {
+	if p.nBefore == 0 || p.prog.ahead[p.state+1] {
+		return
+	}
+	parts := append(p.before[:p.nBefore:p.nBefore], p.buf)
+	p.buf = strings.Join(parts, "")
+	p.pos += p.beforeLen
+	p.consumed -= p.beforeLen
+	p.inStore = false
+	p.dropBefore()
 }
 
 type found struct {
@@ -1192,12 +1360,22 @@ type found struct {
 }
 
 // scan finds the best committable match and the hold position (SPEC steps
-// 2-3), remembered per short tail (see scanMemo).
+// 2-3), remembered per short tail (see scanMemo) where a regex is watched:
+// literals alone are found in a short tail faster than its key is hashed
+// (and their scan reads nothing behind the read position, so a memo keyed
+// by the context would remember every prose context apart).
 func (p *Parser) scan(watch []Watch, eos bool) (found, bool, int) {
-	if eos || p.prog.Context < 0 || p.prog.Context > memoContext || len(p.buf)-p.pos > memoTail {
+	context := p.prog.Context
+	if p.prog.ahead[p.state+1] {
+		context = 0 // the scan reads nothing before the read position
+	}
+	if eos || p.prog.literal[p.state+1] || context < 0 || context > memoContext || len(p.buf)-p.pos > memoTail {
 		return p.scanText(watch, eos)
 	}
-	base := backChars(p.buf, p.pos, p.prog.Context)
+	base := p.pos
+	if context > 0 {
+		base = backChars(p.buf, p.pos, context)
+	}
 	key := memoKey{p.pos - base, p.buf[base:]}
 	// The parser's own last answer first, then the program's memo.
 	r, hit := p.lastScan, p.lastScan != nil && p.lastState == p.state && p.lastKey == key
@@ -1431,6 +1609,7 @@ func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 
 func (p *Parser) process(events *[]Event, eos bool) error {
 	for {
+		p.joinBefore()
 		best, ok, hold := p.scan(p.prog.watch[p.state+1], eos)
 		if ok {
 			if best.start > p.pos {
@@ -1475,22 +1654,17 @@ func (p *Parser) route(events *[]Event, text string) {
 	}
 	f := p.prog.Fields[p.current]
 	if !p.opened {
-		addEvent(events, RegionOpen, f.Name, "", false, nil)
+		addEvent(events, &f.openHead, "")
 		p.opened = true
 	}
 	p.appendBody(text)
-	addEvent(events, RegionChunk, f.Name, text, f.dirty, nil)
+	addEvent(events, &f.chunkHead, text)
 }
 
-// appendBody adds text to the open region's body, doubling its store when
-// full (Builder.WriteString grows a long body by a quarter at a time: five
+// appendBody adds text to the open region's body (doubling its store when
+// full: growing by a quarter, as append does for a long slice, is five
 // times the copying and twice the allocation of a prose region).
-func (p *Parser) appendBody(text string) {
-	if p.body.Cap()-p.body.Len() < len(text) {
-		p.body.Grow(len(text))
-	}
-	p.body.WriteString(text)
-}
+func (p *Parser) appendBody(text string) { p.body.WriteString(text) }
 
 func (p *Parser) enterImplicit() {
 	p.current = p.prog.Implicit
@@ -1508,7 +1682,7 @@ func (p *Parser) open(events *[]Event, index int, re *Regex, caps []int) {
 	p.body.Reset()
 	p.body.Grow(128) // one allocation for a short body (a tool call) instead of several
 	p.opened = true
-	addEvent(events, RegionOpen, f.Name, "", false, nil)
+	addEvent(events, &f.openHead, "")
 }
 
 // valueOf parses a closed region's body and applies the transform.
@@ -1575,7 +1749,7 @@ func (p *Parser) close(events *[]Event) error {
 		default:
 			out.Set(f.Name, value)
 		}
-		addEvent(events, RegionClose, f.Name, "", false, value)
+		addEvent(events, &eventHead{kind: RegionClose, field: f.Name, value: value}, "")
 	}
 	p.enterImplicit()
 	p.captures = nil

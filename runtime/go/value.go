@@ -233,14 +233,14 @@ func writeJSON(b *strings.Builder, v any) {
 
 func writeEvent(b *strings.Builder, e Event) {
 	b.WriteString(`{"type": `)
-	writeJSONString(b, e.Type.String())
+	writeJSONString(b, e.Type().String())
 	b.WriteString(`, "field": `)
-	writeJSONString(b, e.Field)
-	switch e.Type {
+	writeJSONString(b, e.Field())
+	switch e.Type() {
 	case RegionChunk:
 		b.WriteString(`, "text": `)
-		writeJSONString(b, e.Text)
-		if e.Dirty {
+		writeJSONString(b, e.Text())
+		if e.Dirty() {
 			b.WriteString(`, "dirty": true}`)
 		} else {
 			b.WriteString(`, "dirty": false}`)
@@ -248,7 +248,7 @@ func writeEvent(b *strings.Builder, e Event) {
 		return
 	case RegionClose:
 		b.WriteString(`, "value": `)
-		writeJSON(b, e.Value)
+		writeJSON(b, e.Value())
 	}
 	b.WriteByte('}')
 }

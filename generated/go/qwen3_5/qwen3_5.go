@@ -14,9 +14,10 @@ const TemplateJSON = "{\"version\": 1, \"defaults\": {\"role\": \"assistant\"}, 
 type (
 	// Parser is a streaming parser for one generation.
 	Parser = rt.Parser
-	// Event is region_open, region_chunk or region_close.
+	// Event is region_open, region_chunk or region_close, read through its
+	// methods: Type(), Field(), Text(), Dirty(), Value().
 	Event = rt.Event
-	// EventType is an Event's Type (String gives "region_chunk" and so on).
+	// EventType is an Event's Type() (String gives "region_chunk" and so on).
 	EventType = rt.EventType
 	// Message is the parsed message (a dict keeping key order).
 	Message = rt.Message
