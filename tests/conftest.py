@@ -23,6 +23,33 @@ def _mutant_process_starts_fresh():
         start_fresh()
 
 
+MUTANT_TEST_CPU_S = 15  # each selected test needs at most about 2 s of CPU time
+
+
+@pytest.fixture(autouse=True)
+def _mutant_test_cpu_budget():
+    """Under mutmut, each test gets a CPU budget: a mutant that loops forever
+    in a test other than the corpus runner (which has budgets of its own)
+    fails within seconds instead of running to mutmut's wall-clock limit.
+    The budget raises pytest's own failure (a BaseException), which no
+    `except Exception` in a test can swallow."""
+    if "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", ""):
+        yield
+        return
+    import signal
+
+    def out_of_budget(signum, frame):
+        pytest.fail(f"more than {MUTANT_TEST_CPU_S} s of CPU time under a mutant", pytrace=False)
+
+    previous = signal.signal(signal.SIGVTALRM, out_of_budget)
+    signal.setitimer(signal.ITIMER_VIRTUAL, MUTANT_TEST_CPU_S)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
+
+
 @functools.lru_cache(maxsize=None)
 def load_generated(name: str):
     """Import a committed module from generated/python/."""
