@@ -40,6 +40,12 @@ def _kept(parser, text: str) -> str:
     return kept
 
 
+def _prefix_text(cls, prefix: str) -> str:
+    """The part of the prefix the parser keeps: after its last start anchor."""
+    end = core.last_anchor_end(cls.START_ANCHOR, prefix) if prefix else None
+    return (prefix if end is None else prefix[end:]) if prefix else ""
+
+
 def _check_case(module, case) -> None:
     cls = module.ResponseParser
     prefix = case["prefix"]
@@ -47,8 +53,7 @@ def _check_case(module, case) -> None:
         parser = cls(prefix, tools=case["tools"])
     except Exception:  # noqa: BLE001 - the vectors pin the error itself
         return
-    end = core.last_anchor_end(cls.START_ANCHOR, prefix) if prefix else None
-    text = (prefix if end is None else prefix[end:]) if prefix else ""
+    text = _prefix_text(cls, prefix)
     where = f"{case['id']} after the prefix"
     assert _kept(parser, text) == _unconsumed(parser), where
     for index, chunk in enumerate(case["chunks"]):
@@ -165,8 +170,7 @@ def _checked_cuts(monkeypatch):
             wrong.append((type(self).__module__, before, len(text), (self._base, self._anchored_state), expected))
 
     def parse(cls, prefix, chunks, tools=None):
-        end = core.last_anchor_end(cls.START_ANCHOR, prefix) if prefix else None
-        text = (prefix if end is None else prefix[end:]) if prefix else ""
+        text = _prefix_text(cls, prefix)
         parser = cls.__new__(cls)
         texts[id(parser)] = text + "".join(chunks)
         try:
