@@ -241,6 +241,41 @@ def test_large_transform_matches_reference(path, shape):
     assert same(actual, expected), (actual, expected)
 
 
+def _is_compiled_expression(builder):
+    """A builder `core.transform_builder` made by eval of one expression (its
+    code comes from "<string>"), not the closures of its fallback."""
+    return builder.__code__.co_filename == "<string>"
+
+
+def test_transforms_that_fit_are_one_compiled_expression():
+    """The speed rule of transform_builder: a transform that stays within the
+    limits of `_transform_source` (200 values bound, 2,000 source parts at
+    every node; every bundled transform does) is one compiled expression;
+    only larger or deeper ones take the closures. The fallback builds the
+    same value, so a broken expression would otherwise go unseen and only
+    cost time. The lists below sit exactly at the limits."""
+    fits = [
+        {"v": core.Placeholder("content"), "k": [1, core.Placeholder("name"), None, True, "plain"]},
+        {"name": core.Placeholder("name"), "arguments": core.Placeholder("content")},
+        [core.Placeholder("content"), {}, [], {"x": []}],
+        core.Placeholder("name"),
+        "plain",
+        list(range(201)),  # the last value is looked at with 200 names bound
+        [0, 0] + [[]] * 666,  # the last value is looked at with 2,000 parts out
+    ]
+    too_large = [
+        list(range(202)),  # 201 names bound at the last value
+        [0] + [[]] * 667,  # 2,001 parts at the last value
+        _large_transform("wide", "name", core.Placeholder),
+        _large_transform("deep", "name", core.Placeholder),
+    ]
+    for transform in fits + too_large:
+        builder = core.transform_builder(transform)
+        assert _is_compiled_expression(builder) == (transform in fits), transform
+        expected = core._transform_closures(transform)(SCOPE)
+        assert same(outcome(builder, SCOPE), outcome(lambda scope: expected, SCOPE))
+
+
 TOOLS = [
     {
         "type": "function",
