@@ -149,30 +149,91 @@ def _cut_by_the_rule(rule, text, base, pos, state):
     return target, state
 
 
+class _SearchedText(str):
+    """A buffer that notes the range of each `find` and `rfind` on it, as
+    (method, string, start, end, found) with start and end as str clips them."""
+
+    def __new__(cls, text, searches):
+        self = super().__new__(cls, text)
+        self.searches = searches
+        return self
+
+    def find(self, sub, start=None, end=None):
+        found = str.find(self, sub, start, end)
+        self.searches.append(("find", sub, *slice(start, end).indices(len(self))[:2], found))
+        return found
+
+    def rfind(self, sub, start=None, end=None):
+        found = str.rfind(self, sub, start, end)
+        self.searches.append(("rfind", sub, *slice(start, end).indices(len(self))[:2], found))
+        return found
+
+
+def _searched_twice(parser, base, searches, searched_to):
+    """The searches of one `_cut_context` call that break the bound of
+    `_checked_cuts` (each with the reason)."""
+    wrong = []
+    barrier_found_at = None
+    for method, string, start, end, found in searches:
+        key = (id(parser), string)
+        start, end = base + start, base + end
+        if end - start < len(string):
+            wrong.append(("search shorter than its string", string, start, end))
+        floor = searched_to.get(key, 0) - len(string) + 1
+        if method == "find" and barrier_found_at is not None:
+            floor = min(floor, max(barrier_found_at + 1 - len(string), 0))  # the head again after a new barrier
+        if start < floor:
+            wrong.append(("searched again", string, start, end, floor))
+        if method == "rfind" and found >= 0:
+            barrier_found_at = base + found
+        searched_to[key] = max(end, searched_to.get(key, 0))
+    return wrong
+
+
 def _checked_cuts(monkeypatch):
     """Patch `_cut_context` to compare each call with `_cut_by_the_rule`;
     returns (parse, calls, wrong): `parse(cls, prefix, chunks, tools)` runs
     one stream (errors of the stream itself are ignored: the vectors pin
     them), `calls` one bool per call (whether it cut), `wrong` each call
-    that cut elsewhere (collected: a parser's caller may catch exceptions)."""
+    that cut elsewhere or searched text it had searched before (collected:
+    a parser's caller may catch exceptions).
+
+    The searches are watched through the buffer (`_SearchedText`): each
+    search for a barrier or a head covers at least that string's length
+    (a shorter range cannot hold it) and starts no earlier than the end of
+    the last search for the same string less its length plus one (the only
+    characters searched twice are those of a string that may straddle the
+    two ranges), except that a head is searched for again from right after
+    a barrier found in the same call. So each character is searched a
+    bounded number of times, as `_cut_context`'s docstring promises: a
+    search restarted from the buffer's start would find the same barrier
+    again and cut at the same place, unseen by the cut check alone."""
     texts = {}
     calls = []
     wrong = []
+    searched_to = {}  # (parser id, searched string) -> absolute end of its last search
     original = core.StreamParser._cut_context
 
     def checked(self):
         before = (self._base, self._pos, self._anchored_state)
         text = texts[id(self)][: self._base + len(self._buf)]
+        searches = []
+        self._buf = _SearchedText(self._buf, searches)
         original(self)
+        if type(self._buf) is _SearchedText:
+            self._buf = str.__str__(self._buf)
         expected = _cut_by_the_rule(self.CUT, text, *before)
         calls.append(before[0] != self._base)
         if (self._base, self._anchored_state) != expected:
             wrong.append((type(self).__module__, before, len(text), (self._base, self._anchored_state), expected))
+        wrong.extend(_searched_twice(self, before[0], searches, searched_to))
 
     def parse(cls, prefix, chunks, tools=None):
         text = _prefix_text(cls, prefix)
         parser = cls.__new__(cls)
         texts[id(parser)] = text + "".join(chunks)
+        for key in [key for key in searched_to if key[0] == id(parser)]:
+            del searched_to[key]  # a new parser (which may reuse an old one's id) searches from the start
         try:
             parser.__init__(prefix, tools=tools)
             for chunk in chunks:
