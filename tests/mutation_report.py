@@ -49,6 +49,8 @@ VALUE_PART = {
     "Placeholder",
     "apply_transform",
     "transform_builder",
+    "_transform_source",
+    "_transform_closures",
     "parse_plain_json",
     "Field",
     "schema_types",
