@@ -1620,7 +1620,7 @@ class StreamParser:
         the step that reads it.)"""
         pos, buf = self._pos, self._buf
         context = self.CONTEXT
-        if context >= 0 and pos > context:  # trimmed as in _append
+        if context >= 0 and pos > context:  # the trim to CONTEXT (the only one: _append relies on it)
             cut = pos - context
             self._buf = buf = buf[cut:]
             self._base += cut
@@ -1751,8 +1751,8 @@ class StreamParser:
 
     def _append(self, text):
         """The held pieces and `text` join the buffer, the consumed text no
-        delimiter reads dropped first (the join of the pieces, the trim to CONTEXT or
-        the ContextCut, and `_grow` in one: this runs at every token off the
+        look-behind reads dropped first (the join of the pieces, the
+        ContextCut, and `_grow` in one: this runs at every token off the
         common path)."""
         pieces = self._pieces
         if pieces:
@@ -1762,15 +1762,12 @@ class StreamParser:
             self._matches.clear()
         buf = self._buf
         self._buf = ""  # the local is its only reference: `+=` extends it in place (see _grow)
-        context = self.CONTEXT
-        if context >= 0:
-            cut = self._pos - context
-            if cut > 0:
-                buf = buf[cut:]
-                self._base += cut
-                self._pos -= cut
-        elif self.CUT is not None and (self._scanner is not None or len(buf) > LAZY_CUT):
-            # CONTEXT -1 with a ContextCut: the text no look-behind can read
+        # With CONTEXT >= 0 there is nothing to trim here: _note_held (after
+        # every step) and _materialize leave at most CONTEXT characters
+        # before the read position.
+        if self.CUT is not None and (self._scanner is not None or len(buf) > LAZY_CUT):
+            # CONTEXT -1 with a ContextCut (the compiler makes one only for
+            # CONTEXT -1): the text no look-behind can read
             # any more goes, right before the step that reads the buffer. A
             # state without a scanner takes every step unremembered (see
             # _step): its buffer needs no short key, only a bounded length.

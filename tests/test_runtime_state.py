@@ -63,6 +63,9 @@ def _check_case(module, case) -> None:
             return
         text += chunk
         assert _kept(parser, text) == _unconsumed(parser), f"{case['id']} after chunk {index}"
+        # A bounded look-behind keeps at most CONTEXT consumed characters
+        # (_note_held and _materialize trim; _append relies on it).
+        assert cls.CONTEXT < 0 or parser._pos <= cls.CONTEXT, f"{case['id']} untrimmed after chunk {index}"
 
 
 def test_buffer_is_the_text_from_its_offset_on_every_vector():
