@@ -161,35 +161,36 @@ class _SearchedText(str):
         self.searches = searches
         return self
 
-    def find(self, sub, start=None, end=None):
-        found = str.find(self, sub, start, end)
-        self.searches.append(("find", sub, *slice(start, end).indices(len(self))[:2], found))
+    def _noted(self, method, sub, start, end):
+        found = getattr(str, method)(self, sub, start, end)
+        self.searches.append((method, sub, *slice(start, end).indices(len(self))[:2], found))
         return found
+
+    def find(self, sub, start=None, end=None):
+        return self._noted("find", sub, start, end)
 
     def rfind(self, sub, start=None, end=None):
-        found = str.rfind(self, sub, start, end)
-        self.searches.append(("rfind", sub, *slice(start, end).indices(len(self))[:2], found))
-        return found
+        return self._noted("rfind", sub, start, end)
 
 
-def _searched_twice(parser, base, searches, searched_to):
+def _searched_twice(base, searches, searched_to):
     """The searches of one `_cut_context` call that break the bound of
-    `_checked_cuts` (each with the reason)."""
+    `_checked_cuts` (each with the reason); `searched_to` is the parser's
+    absolute end of the last search per string, updated here."""
     wrong = []
     barrier_found_at = None
     for method, string, start, end, found in searches:
-        key = (id(parser), string)
         start, end = base + start, base + end
         if end - start < len(string):
             wrong.append(("search shorter than its string", string, start, end))
-        floor = searched_to.get(key, 0) - len(string) + 1
+        floor = searched_to.get(string, 0) - len(string) + 1
         if method == "find" and barrier_found_at is not None:
             floor = min(floor, max(barrier_found_at + 1 - len(string), 0))  # the head again after a new barrier
         if start < floor:
             wrong.append(("searched again", string, start, end, floor))
         if method == "rfind" and found >= 0:
             barrier_found_at = base + found
-        searched_to[key] = max(end, searched_to.get(key, 0))
+        searched_to[string] = max(end, searched_to.get(string, 0))
     return wrong
 
 
@@ -214,7 +215,7 @@ def _checked_cuts(monkeypatch):
     texts = {}
     calls = []
     wrong = []
-    searched_to = {}  # (parser id, searched string) -> absolute end of its last search
+    searched_to = {}  # parser id -> {searched string: absolute end of its last search}
     original = core.StreamParser._cut_context
 
     def checked(self):
@@ -229,14 +230,13 @@ def _checked_cuts(monkeypatch):
         calls.append(before[0] != self._base)
         if (self._base, self._anchored_state) != expected:
             wrong.append((type(self).__module__, before, len(text), (self._base, self._anchored_state), expected))
-        wrong.extend(_searched_twice(self, before[0], searches, searched_to))
+        wrong.extend(_searched_twice(before[0], searches, searched_to[id(self)]))
 
     def parse(cls, prefix, chunks, tools=None):
         text = _prefix_text(cls, prefix)
         parser = cls.__new__(cls)
         texts[id(parser)] = text + "".join(chunks)
-        for key in [key for key in searched_to if key[0] == id(parser)]:
-            del searched_to[key]  # a new parser (which may reuse an old one's id) searches from the start
+        searched_to[id(parser)] = {}  # a new parser (which may reuse an old one's id) searches from the start
         try:
             parser.__init__(prefix, tools=tools)
             for chunk in chunks:
