@@ -62,8 +62,10 @@ works like a lexer over the text not yet consumed (the tail):
    hold, is a function of the state, whether the region has text, whether
    the buffer starts the text, the read position and the buffer: it is
    recorded once per parser class as what it did (route this text, open
-   field i with these captures, close) and the read position it left, and
-   replayed from then on without asking the scanner or searching. This is
+   field i with these captures, close) and the state `_note_held` left
+   after it (the buffer trimmed to its context, the read position, the
+   held text, the common path opened or not), and replayed from then on
+   without asking the scanner, searching or deciding the hold again. This is
    what makes many small calls cheap: each call is the same few steps (an
    open with its body's first piece, `}` then `\n`, the close after them),
    so a call costs the replay and the region's value, not a search per
@@ -1042,6 +1044,7 @@ LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_
 LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _append)
 SCAN_CONTEXT_LIMIT = 128  # with CONTEXT -1: longest buffer whose scan is remembered (see _scan_remembered)
 ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
+HOT_MODE, LEAD_HOT_MODE = 1, 2  # the common path a remembered step leaves open (see _step)
 
 
 def prefix_rules(delim):
@@ -1537,7 +1540,6 @@ class StreamParser:
             self._append(text)
             events = []
             self._step(events, scanner)
-        self._note_held()
         return events
 
     def _feed_slowly(self, text):
@@ -1545,7 +1547,6 @@ class StreamParser:
         events = []
         self._append(text)
         self._step(events, None)
-        self._note_held()
         return events
 
     def _materialize(self):
@@ -1888,13 +1889,18 @@ class StreamParser:
         seen before replays what it did (routes, opens, closes: the region
         values are still computed) without asking the scanner or searching.
         Streams of many tool calls repeat the same few steps at every call
-        (`</tool_call>` after `}\\n`, an open with its body's first piece)."""
+        (`</tool_call>` after `}\\n`, an open with its body's first piece).
+        The step ends with `_note_held`; its outcome is a function of the
+        same key (the pieces are empty after `_append`), so it is recorded
+        with the step and set again on a replay."""
         buf = self._buf
         pos = self._pos
         if len(buf) - pos > STEP_LIMIT or (self.CONTEXT < 0 and (len(buf) > STEP_LIMIT or self._scanner is None)):
             self._answer(events, scanner)
+            self._note_held()
             return
-        key = (self._state, self._opened, self._base == 0, pos, buf, scanner is None)
+        base = self._base
+        key = (self._state, self._opened, base == 0, pos, buf, scanner is None)
         table = self._step_table
         known = table.get(key)
         if known is None:
@@ -1903,10 +1909,20 @@ class StreamParser:
                 self._answer(events, scanner)
             finally:
                 self._trace = None
+            self._note_held()
             if len(table) < PLAIN_TOKENS:
-                table[key] = (tuple(trace), self._pos - pos)
+                mode = HOT_MODE if self._hot is not None else LEAD_HOT_MODE if self._lead_hot is not None else 0
+                table[key] = (
+                    tuple(trace),
+                    self._buf,
+                    self._base - base,
+                    self._pos,
+                    mode,
+                    self._held_in_lead,
+                    tuple(self._pieces),
+                )
             return
-        ops, advance = known
+        ops, buf, cut, pos, mode, held_in_lead, pieces = known
         for op in ops:
             kind = op[0]
             if kind == ROUTE_OP:
@@ -1915,7 +1931,23 @@ class StreamParser:
                 self._open(events, op[1], op[2])
             else:
                 self._close(events)
-        self._pos = pos + advance
+        # what _note_held did after this step the first time
+        self._buf = buf
+        self._base = base + cut
+        self._pos = pos
+        self._held_in_lead = held_in_lead
+        if mode:
+            self._pieces = list(pieces)
+            self._stale = True
+            self._hot_from = len(self._body)
+            if mode == HOT_MODE:
+                self._hot = self._scanner
+                self._lead_hot = None
+            else:
+                self._hot = None
+                self._lead_hot = self._scanner
+        else:
+            self._hot = self._lead_hot = None
 
     def _answer(self, events, scanner):
         """`_step` without the table."""
