@@ -39,10 +39,19 @@ text's start, so the runtime puts a sentinel character that cannot start
 `H` there (the spare character nobody else reads): `^H` fails on it as it
 fails on the real start. A start that does match `^H` keeps all of the text.
 
+Counted character. `(?<=(?:</arg_value>|<tool_call>\\s*[^\\s<]+)\\s*</tool_call>)`
+(glm47): no unbounded repeat of the body can match `<`, so every match of
+the body holds at most `count - 1` of them (here 2). A match ending at or
+after the read position then starts after the `count`-th last `<` before
+the read position: whatever an engine reads on the way, whether the
+look-behind matches depends only on the text from there (the body has no
+anchor and no look-around), and the text before it, less `before` spare
+characters, can go.
+
 Everything else a pattern reads behind (bounded look-behinds, `\\b`) is
 `near`: the cut stays at least that far before the read position. A template
-with any other unbounded look-behind (glm47's alternation of `\\s*` runs)
-gets no cut and keeps all of its text, as before.
+with any other unbounded look-behind gets no cut and keeps all of its text,
+as before.
 """
 
 from __future__ import annotations
@@ -78,11 +87,23 @@ class Barrier:
 
 
 @dataclass(frozen=True)
+class CountedBarrier:
+    """A look-behind whose matches hold fewer than `count` of `char`: the
+    text before `before` characters ahead of the `count`-th last `char`
+    before the read position is never read."""
+
+    char: str
+    count: int
+    before: int
+
+
+@dataclass(frozen=True)
 class ContextCut:
     near: int  # characters before the read position bounded readers need (+1)
     barriers: tuple[Barrier, ...]
     anchored: str | None  # regex source of `^H` for an anchored look-behind that may die
     sentinel: str | None  # a character no match of `^H` starts with
+    counted: tuple[CountedBarrier, ...] = ()
 
 
 def _literal(node: Node) -> str | None:
@@ -179,6 +200,78 @@ def barrier_of(body: Node) -> Barrier | None:
     return Barrier(barrier, after, before)
 
 
+def _most_of(char: str, node: Node) -> int | None:
+    """The most times `char` occurs in a match of `node`: None when
+    unbounded, or when `node` holds an anchor or a look-around."""
+    if isinstance(node, _SINGLE):
+        return 1 if char in set_of(node) else 0
+    if isinstance(node, Group):
+        return _most_of(char, node.body)
+    if isinstance(node, Concat):
+        counts = [_most_of(char, item) for item in node.items]
+        return None if None in counts else sum(counts)
+    if isinstance(node, Repeat):
+        inner = _most_of(char, node.body)
+        if inner is None:
+            return None
+        if inner == 0:
+            return 0
+        return None if node.max is None else inner * node.max
+    if hasattr(node, "branches"):
+        counts = [_most_of(char, branch) for branch in node.branches]
+        return None if None in counts else max(counts)
+    return None  # Anchor, Look
+
+
+def counted_barrier_of(body: Node) -> CountedBarrier | None:
+    """The CountedBarrier of a look-behind body: the literal character of
+    the body that its matches hold the fewest times (a bounded number), or
+    None. `before` spares the longest literal run of the body plus one, as
+    for a Barrier (the `regex` module may read such a run as a string)."""
+    chars = sorted({node.char for node in _walk(body) if isinstance(node, Char) and not node.icase})
+    best = None
+    for char in chars:
+        most = _most_of(char, body)
+        if most is not None and (best is None or most < best[1]):
+            best = (char, most)
+    if best is None:
+        return None
+    return CountedBarrier(best[0], best[1] + 1, _longest_literal_run(body) + 1)
+
+
+def _walk(node: Node):
+    yield node
+    if isinstance(node, Concat):
+        for item in node.items:
+            yield from _walk(item)
+    elif isinstance(node, (Group, Repeat, Look)):
+        yield from _walk(node.body)
+    elif hasattr(node, "branches"):
+        for branch in node.branches:
+            yield from _walk(branch)
+
+
+def _longest_literal_run(node: Node) -> int:
+    """The longest run of literal characters in a row anywhere in `node`."""
+    longest = 0
+    if isinstance(node, Concat):
+        run = 0
+        for item in node.items:
+            if isinstance(item, Char):
+                run += 1
+                longest = max(longest, run)
+            else:
+                run = 0
+                longest = max(longest, _longest_literal_run(item))
+    elif isinstance(node, Char):
+        longest = 1
+    elif isinstance(node, (Group, Repeat, Look)):
+        longest = _longest_literal_run(node.body)
+    elif hasattr(node, "branches"):
+        longest = max(map(_longest_literal_run, node.branches), default=0)
+    return longest
+
+
 def dead_head_of(body: Node) -> tuple[str, str] | None:
     """(source of `^H`, sentinel) for `^H.*...` with H not nullable, else None."""
     items = flat_items(body)
@@ -227,6 +320,7 @@ def context_cut(program: Program) -> ContextCut | None:
     delims = [d for f in program.fields for d in (f.open, f.close) if isinstance(d, RegexDelimiter)]
     near = 1
     barriers: list[Barrier] = []
+    counted: list[CountedBarrier] = []
     anchored_heads: list[tuple[str, str]] = []
     for delim in delims:
         if delim.ast is None:
@@ -247,15 +341,19 @@ def context_cut(program: Program) -> ContextCut | None:
                 barriers.append(rule)
                 continue
             dead = dead_head_of(look.body)
-            if dead is None:
+            if dead is not None:
+                anchored_heads.append(dead)
+                continue
+            counted_rule = counted_barrier_of(look.body)
+            if counted_rule is None:
                 return None
-            anchored_heads.append(dead)
+            counted.append(counted_rule)
         # everything outside the look-behinds: anchors and \b read one character back
         near = max(near, 2)
-    if not barriers or len(set(anchored_heads)) > 1:
+    if not (barriers or counted) or len(set(anchored_heads)) > 1:
         return None
     anchored, sentinel = anchored_heads[0] if anchored_heads else (None, None)
-    return ContextCut(near, tuple(dict.fromkeys(barriers)), anchored, sentinel)
+    return ContextCut(near, tuple(dict.fromkeys(barriers)), anchored, sentinel, tuple(dict.fromkeys(counted)))
 
 
 def _nested_looks(node: Node) -> list[Look]:

@@ -86,7 +86,12 @@ works like a lexer over the text not yet consumed (the tail):
    (`(?<=^\\s*\\[.*\\))`) that can no longer match, because the text does
    not start with its head, is kept dead across the cut by a sentinel first
    character on which its head fails as on the real start; while the head
-   matches, the text is kept whole. A state without a scanner (llama4's
+   matches, the text is kept whole. A look-behind whose unbounded runs
+   cannot match some literal character of it (glm47's `<` in
+   `(?<=(?:</arg_value>|<tool_call>\\s*[^\\s<]+)\\s*</tool_call>)`) matches
+   at most so many of that character (two), so the text before the
+   third-last one before the read position goes (`counted`, found from the
+   right in new text only). A state without a scanner (llama4's
    implicit region) takes every step unremembered, so its buffer is cut
    only once longer than LAZY_CUT: a cut at every token would cost more
    than the short searches it saves.
@@ -1268,15 +1273,20 @@ class ContextCut:
     readers need `near` characters; an anchored look-behind `(?<=^H.*...)`
     (`anchored` is `^H`) is dead once the text's start is no match nor
     partial match of it, and the kept text then starts with `sentinel`, on
-    which `^H` fails as on the real start."""
+    which `^H` fails as on the real start. Each `counted` rule
+    `(char, count, before)` is a look-behind whose matches hold fewer than
+    `count` of `char` (glm47's `<`): it reads nothing before `before`
+    characters ahead of the `count`-th last `char` before the read
+    position."""
 
-    __slots__ = ("near", "barriers", "anchored", "sentinel", "_anchored_regex", "_leads")
+    __slots__ = ("near", "barriers", "anchored", "sentinel", "counted", "_anchored_regex", "_leads")
 
-    def __init__(self, near, barriers, anchored=None, sentinel=None):
+    def __init__(self, near, barriers, anchored=None, sentinel=None, counted=()):
         self.near = near
         self.barriers = tuple(barriers)
         self.anchored = anchored
         self.sentinel = sentinel
+        self.counted = tuple(counted)
         self._anchored_regex = None
         self._leads = {}
 
@@ -1295,7 +1305,7 @@ class ContextCut:
         return base if start == 0 or end - start >= LEAD_RUN_LIMIT else base + start
 
     def __repr__(self):
-        return f"ContextCut({self.near!r}, {self.barriers!r}, {self.anchored!r}, {self.sentinel!r})"
+        return f"ContextCut({self.near!r}, {self.barriers!r}, {self.anchored!r}, {self.sentinel!r}, {self.counted!r})"
 
     def anchored_regex(self):
         if self._anchored_regex is None:
@@ -1365,6 +1375,8 @@ class StreamParser:
             self._head_first = [-1] * count  # absolute start of the first head after the last barrier
             self._head_scanned = [0] * count  # head starts below this are searched
             self._anchored_state = None  # the anchored look-behind: None undecided, True dead, False alive
+            self._counted_seen = [[] for _ in self.CUT.counted]  # absolute starts of the last `count` chars
+            self._counted_scanned = [0] * len(self.CUT.counted)  # chars below this are searched
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
         self._captures = {}
@@ -1729,6 +1741,34 @@ class StreamParser:
                 if at < 0:
                     return  # no barrier yet: the look-behind may walk back to the start
                 at -= before
+            if at < target:
+                target = at
+            index += 1
+        index = 0
+        for char, count, before in rule.counted:
+            # The last `count` occurrences of `char` before the read
+            # position (final: the read position only moves on), searched
+            # from the right in the text not searched yet.
+            seen = self._counted_seen[index]
+            end = base + pos
+            scanned = self._counted_scanned[index]
+            if end > scanned:
+                found = []
+                stop = end - base
+                start = scanned - base if scanned > base else 0
+                while len(found) < count and stop > start:
+                    at = buf.rfind(char, start, stop)
+                    if at < 0:
+                        break
+                    found.append(base + at)
+                    stop = at
+                if found:
+                    found.reverse()
+                    seen = self._counted_seen[index] = (seen + found)[-count:]
+                self._counted_scanned[index] = end
+            if len(seen) < count:
+                return  # fewer than `count`: the look-behind may read back to the start
+            at = seen[0] - before
             if at < target:
                 target = at
             index += 1

@@ -25,18 +25,25 @@ EXAMPLES = int(os.environ.get("DIFF_EXAMPLES", "120"))
 module_of = functools.cache(load_generated)
 
 
-def _cut_templates():
-    return [name for name in template_names() if getattr(module_of(name).ResponseParser, "CUT", None) is not None]
+def _cut_templates(kind):
+    names = []
+    for name in template_names():
+        cut = getattr(module_of(name).ResponseParser, "CUT", None)
+        if cut is not None and getattr(cut, kind):
+            names.append(name)
+    return names
 
 
-CUT_TEMPLATES = _cut_templates()
+CUT_TEMPLATES = _cut_templates("barriers")
+COUNTED_TEMPLATES = _cut_templates("counted")
 
 
 def test_the_unbounded_templates_are_cut():
-    """The four templates whose look-behinds are tempered repeats get a cut
-    (glm47's `\\s*` alternation does not: it keeps all of its text)."""
+    """The four templates whose look-behinds are tempered repeats get a
+    barrier cut; glm47's `\\s*` alternation, which holds at most two `<`,
+    a counted one."""
     assert set(CUT_TEMPLATES) >= {"apertus", "lfm2", "olmo3", "llama4_pythonic"}
-    assert "glm47" not in CUT_TEMPLATES
+    assert COUNTED_TEMPLATES == ["glm47"]
 
 
 @functools.cache
@@ -133,3 +140,49 @@ def test_llama4_dead_head_puts_the_sentinel():
             parser.feed(chunk)
     assert parser._anchored_state is True and parser._base > 0
     assert parser._buf[0] == module.ResponseParser.CUT.sentinel
+
+
+@functools.cache
+def _counted_pieces(name: str):
+    """Calls, and pieces that put the counted character, the look-behind's
+    literals and its class runs on either side of the cut."""
+    prefix, calls, pieces = _vocabulary(name)
+    edges = ["<", "<<", "< ", " <", "</", "<tool_call>", "</tool_call>", "</arg_value>", "<arg_value>", "<arg_key>"]
+    edges += ["</arg_key>", "get_weather", "x", "a b", " ", "\n", "\t", "  \n", "</tool_", "call>", "<tool_call> f"]
+    edges += ["</arg_value> ", "</arg_value>\n</tool_call>", "name\n </tool_call>", "<think>", "</think>"]
+    return prefix, calls, list(dict.fromkeys(pieces + edges))
+
+
+@pytest.mark.parametrize("name", COUNTED_TEMPLATES)
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_counted_cut_streams_match_reference(name, data):
+    prefix, calls, pieces = _counted_pieces(name)
+    token = st.one_of(st.sampled_from(calls), st.sampled_from(pieces), st.sampled_from(pieces))
+    chunks = data.draw(st.lists(token, min_size=1, max_size=40))
+    prefix = data.draw(st.sampled_from([prefix, "", prefix + "<", prefix + "<tool_call>f"]))
+    tools = data.draw(st.sampled_from([None, TOOLS]))
+    assert_same_behaviour(load_template(name), module_of(name), prefix, chunks, tools)
+
+
+@pytest.mark.parametrize("name", COUNTED_TEMPLATES)
+def test_many_calls_after_a_counted_cut_match_reference(name):
+    """Enough calls for many cuts (the same steps replayed), then closes
+    whose look-behind reads back across the last `<` characters: a name run,
+    a whitespace run, the argument's close."""
+    module = module_of(name)
+    stream = shape_stream(name, "calls", 40, module)
+    tails = (
+        ["<tool_call>", "f", " \n ", "</tool_call>"],
+        ["<tool_call>f", "<arg_key>a</arg_key><arg_value>1</arg_value>", "\n\n", "</tool_call>", "x"],
+        ["<", "<", "<tool_call>", "g", "</tool_call>"],
+        ["a<b<c", "</arg_value>", "</tool_call>"],
+        ["<tool_call>f<arg_key>a</arg_key><arg_value>", "<<<", "</arg_value>", "</tool_call>"],
+    )
+    for tail in tails:
+        assert_same_behaviour(load_template(name), module, stream.prefix, stream.tokens + tail)
+    parser = module.ResponseParser(stream.prefix)
+    for token in stream.tokens:
+        parser.feed(token)
+    assert parser._base > 0  # the cut happened
+    assert len(parser._buf) < 200  # only the text from the third-last `<` on is kept

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from compiler import source as sources
-from compiler.lookbehind_reach import Barrier, barrier_of, context_cut, dead_head_of
+from compiler.lookbehind_reach import Barrier, CountedBarrier, barrier_of, context_cut, counted_barrier_of, dead_head_of
 from compiler.pipeline import to_program
 from compiler.regex.nodes import Look, walk
 from compiler.regex.syntax import parse
@@ -48,20 +48,47 @@ def test_dead_head_rule():
 
 
 @pytest.mark.parametrize(
-    "name, barriers, anchored",
+    "pattern, expected",
     [
-        ("apertus", ("<|tools_suffix|>",), None),
-        ("lfm2", ("<|tool_call_end|>",), None),
-        ("olmo3", ("</function_calls>",), None),
-        ("llama4_pythonic", ("<|python_end|>",), "\\A(?:\\s*\\[)"),
-        ("glm47", None, None),  # `(?:</arg_value>|<tool_call>\s*[^\s<]+)\s*</tool_call>`: no barrier
-        ("qwen3", None, None),  # bounded look-behinds: no cut needed
+        # glm47's close: `<` at most twice in a match (once per branch, once in the tail).
+        (r"(?<=(?:</arg_value>|<tool_call>\s*[^\s<]+)\s*</tool_call>)", CountedBarrier("<", 3, 13)),
+        # The fewest wins: `b` at most once, `a` at most twice; the longest literal run is 2.
+        (r"(?<=ab[^ab]*a)", CountedBarrier("b", 2, 3)),
+        # A bounded repeat multiplies: `<` at most 3 times.
+        (r"(?<=(?:<x){1,3}\s*)", CountedBarrier("<", 4, 3)),
+        # Ties go to the first character in order.
+        (r"(?<=a(?:b|c)\s*)", CountedBarrier("a", 2, 2)),
+        # Every literal character can repeat without bound: `.*`, `\S*`, `[^x]*` take them.
+        (r"(?<=<a>.*\})", None),
+        (r"(?<=<a>\S*\})", None),
+        (r"(?<=<[^x]*)", None),
+        # Case-insensitive literals and look-arounds or anchors inside: refused.
+        (r"(?i:(?<=<a>\s*))", None),
+        (r"(?<=<a>\s*(?=b)c)", None),
+        (r"(?<=\b<a>\s*)", None),
     ],
 )
-def test_bundled_templates(name, barriers, anchored):
+def test_counted_rules(pattern, expected):
+    assert counted_barrier_of(lookbehind_body(pattern)) == expected
+
+
+@pytest.mark.parametrize(
+    "name, barriers, anchored, counted",
+    [
+        ("apertus", ("<|tools_suffix|>",), None, ()),
+        ("lfm2", ("<|tool_call_end|>",), None, ()),
+        ("olmo3", ("</function_calls>",), None, ()),
+        ("llama4_pythonic", ("<|python_end|>",), "\\A(?:\\s*\\[)", ()),
+        # `(?:</arg_value>|<tool_call>\s*[^\s<]+)\s*</tool_call>`: no barrier, `<` counted
+        ("glm47", (), None, (CountedBarrier("<", 3, 13),)),
+        ("qwen3", None, None, None),  # bounded look-behinds: no cut needed
+    ],
+)
+def test_bundled_templates(name, barriers, anchored, counted):
     cut = context_cut(to_program(sources.read(name)))
     if barriers is None:
         assert cut is None
     else:
         assert tuple(rule.barrier for rule in cut.barriers) == barriers
         assert cut.anchored == anchored
+        assert cut.counted == counted

@@ -142,6 +142,13 @@ def _cut_by_the_rule(rule, text, base, pos, state):
                 first = base if run == base or first - run >= core.LEAD_RUN_LIMIT else run
             at = max(first - before, last - before)
         target = min(target, at)
+    for char, count, before in rule.counted:
+        at = read  # the count-th last `char` before the read position
+        for _ in range(count):
+            at = text.rfind(char, 0, at)
+            if at < 0:
+                return base, state
+        target = min(target, at - before)
     if target <= base:
         return base, state
     if rule.anchored is not None and state is None:
@@ -179,17 +186,26 @@ def _searched_twice(base, searches, searched_to):
     absolute end of the last search per string, updated here."""
     wrong = []
     barrier_found_at = None
+    call_floor = {}  # string -> its floor when this call began
+    left_off = {}  # string -> where this call's last rfind for it found it
     for method, string, start, end, found in searches:
         start, end = base + start, base + end
         if end - start < len(string):
             wrong.append(("search shorter than its string", string, start, end))
-        floor = searched_to.get(string, 0) - len(string) + 1
+        floor = call_floor.setdefault(string, searched_to.get(string, 0) - len(string) + 1)
+        if method == "rfind" and string in left_off and end <= left_off[string]:
+            pass  # a counted rule's next rfind goes on left of the last one's find: text not read yet
+        else:
+            floor = searched_to.get(string, 0) - len(string) + 1
         if method == "find" and barrier_found_at is not None:
             floor = min(floor, max(barrier_found_at + 1 - len(string), 0))  # the head again after a new barrier
-        if start < floor:
+        # rfind reads from the right: when it finds, it read nothing before what it found
+        low = base + found if method == "rfind" and found >= 0 else start
+        if low < floor:
             wrong.append(("searched again", string, start, end, floor))
         if method == "rfind" and found >= 0:
             barrier_found_at = base + found
+            left_off[string] = base + found
         searched_to[string] = max(end, searched_to.get(string, 0))
     return wrong
 
@@ -278,6 +294,8 @@ def _cut_pieces(rule, delimiters):
             pieces += [head, head[:-1], head[1:], head + head]
         if lead is not None:
             pieces += [" " * 3, "\t", "\n\n"]
+    for char, _count, _before in rule.counted:
+        pieces += [char, char * 2, char * 3, char + "x" * 20]
     if rule.sentinel is not None:
         pieces.append(rule.sentinel)
     return pieces + list(delimiters)

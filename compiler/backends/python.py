@@ -50,6 +50,9 @@ def _context_cut_code(program: Program) -> str:
     args = f"{cut.near}, ({barriers})"
     if cut.anchored is not None:
         args += f", anchored={python_literal(cut.anchored)}, sentinel={python_literal(cut.sentinel)}"
+    if cut.counted:
+        counted = "".join(f"({python_literal(rule.char)}, {rule.count}, {rule.before}), " for rule in cut.counted)
+        args += f", counted=({counted})"
     return f"ContextCut({args})"
 
 

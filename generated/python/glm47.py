@@ -17,6 +17,7 @@ with the same results as transformers' `parse_response` on this template.
 
 from runtime.core import (
     CLOSE,
+    ContextCut,
     FastPath,
     Field,
     Lead,
@@ -155,6 +156,8 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<|assistant|></think>", "<|assistant|>"], grows_at_edge=True)
     CONTEXT = -1
+    # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
+    CUT = ContextCut(2, (), counted=(("<", 3, 13),))
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
     WATCH = {
