@@ -13,6 +13,7 @@ import jinja2
 from .. import __version__
 from ..branch_analysis import branch_hint, state_hint
 from ..lookbehind_reach import context_cut
+from ..regex.same_in_re import same_in_re_on_ascii
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from .literals import python_literal
 
@@ -35,6 +36,22 @@ def runtime_core_source() -> str:
 
 def _identifier(name: str) -> str:
     return re.sub(r"\W", "_", name, flags=re.ASCII).upper().strip("_") or "FIELD"
+
+
+def _same_in_re(content: str, args) -> list[str]:
+    """The `xml-inline` tag patterns of a field's content parser (and of its
+    value parsers) that `re` runs as `regex` does on ASCII text
+    (compiler/regex/same_in_re.py), in order, once each."""
+    found: list[str] = []
+    while isinstance(args, dict):
+        pattern = args.get("tag_pattern") if content == "xml-inline" else None
+        if isinstance(pattern, str) and pattern not in found and same_in_re_on_ascii(pattern):
+            found.append(pattern)
+        value_parser = args.get("value_parser") if content in ("xml-inline", "kv-lines") else None
+        if not isinstance(value_parser, dict):
+            break
+        content, args = value_parser.get("name", "text"), value_parser.get("args", {})
+    return found
 
 
 def _context_cut_code(program: Program) -> str:
@@ -158,6 +175,9 @@ def render(program: Program, *, vendored: bool = False) -> str:
             args.append(f"join={python_literal(field.join)}")
         if not field.optional:
             args.append("optional=False")
+        same = _same_in_re(field.content, content_args)
+        if same:
+            args.append(f"same_in_re=({''.join(python_literal(p) + ', ' for p in same)})")
         if field.transform is not None:
             args.append(f"transform={transform_code(field.transform)}")
         if field.transform_each:

@@ -128,6 +128,10 @@ FIELDS = (
             },
         },
         repeats=True,
+        same_in_re=(
+            '^(?P<key>invoke)\\s+name="[^"]*"\\s*/?>(?P<value>(?<=/>)|(?<!/>).*(?=</｜DSML｜invoke>\\s*$))(?:</｜DSML｜invoke>)?\\s*$',
+            '(?:<｜DSML｜parameter\\s+name=|[{,]\\s*)"(?P<key>[^"]+)"(?:(?:\\s+string="(?:true|false)")?\\s*>|\\s*:\\s*"?)(?P<value>(?<=>).*?(?=</｜DSML｜parameter>)|(?<=")(?:[^"\\\\]|\\\\.)*(?=")|\\{[^{}]*\\}|\\[[^\\[\\]]*\\]|[\\w.+\\-]+)(?:</｜DSML｜parameter>|"?(?:\\s*\\}\\s*$)?)',
+        ),
         transform={
             "type": "function",
             "function": {"name": Placeholder("name"), "arguments": Placeholder("content.invoke")},

@@ -129,6 +129,10 @@ FIELDS = (
             },
         },
         repeats=True,
+        same_in_re=(
+            "(?P<value>.*)</(?P<key>tool_call)>\\s*$",
+            "<arg_key>\\s*(?P<key>.*?)\\s*</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>(?=\\s*(?:<arg_key>|$))",
+        ),
         transform={
             "type": "function",
             "function": {

@@ -130,6 +130,9 @@ FIELDS = (
             "value_parser": {"name": "json", "args": {"allow_non_json": True, "strip": False}},
         },
         repeats=True,
+        same_in_re=(
+            "(?:^\\s*\\{|^|,)\\s*\"?(?P<key>[A-Za-z_][\\w\\-]*)\"?\\s*[=:]\\s*'?(?P<value>\"(?:[^\"\\\\]|\\\\.)*\"|(?<=')(?:[^'\\\\]|\\\\.)*(?=')|\\[[^\\[\\]]*\\]|\\{[^{}]*\\}|[\\w.+\\-]+)'?\\s*(?:\\}\\s*$|(?=,|$))",
+        ),
         transform={
             "type": "function",
             "function": {"name": Placeholder("name"), "arguments": Placeholder("content")},

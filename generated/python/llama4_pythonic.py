@@ -93,6 +93,9 @@ FIELDS = (
             "value_parser": {"name": "json", "args": {"allow_non_json": True, "strip": False}},
         },
         repeats=True,
+        same_in_re=(
+            "(?:^|,)\\s*(?P<key>[A-Za-z_]\\w*)\\s*=\\s*'?(?P<value>\"(?:[^\"\\\\]|\\\\.)*\"|(?<=')(?:[^'\\\\]|\\\\.)*(?=')|\\[[^\\[\\]]*\\]|\\{[^{}]*\\}|[\\w.+\\-]+)'?\\s*(?=,|$)",
+        ),
         transform={
             "type": "function",
             "function": {"name": Placeholder("name"), "arguments": Placeholder("content")},

@@ -134,6 +134,10 @@ FIELDS = (
             },
         },
         repeats=True,
+        same_in_re=(
+            "(?P<value>.*)</(?P<key>invoke)>\\s*(?:</minimax:tool_call>\\s*)?$",
+            '<parameter name="(?P<key>[^"]+)">(?P<value>.*?)</parameter>(?=\\s*(?:<parameter name=|$))',
+        ),
         transform={
             "type": "function",
             "function": {"name": Placeholder("name"), "arguments": Placeholder("content.invoke")},

@@ -131,6 +131,10 @@ FIELDS = (
             },
         },
         repeats=True,
+        same_in_re=(
+            "^(?P<value>.*)</(?P<key>function)>\\s*$",
+            "<parameter=(?P<key>[^>\\n]+)>\\n?(?P<value>.*?)\\n?</parameter>(?=\\s*(?:<parameter=[^>\\n]+>|$))",
+        ),
         transform={
             "type": "function",
             "function": {"name": Placeholder("name"), "arguments": Placeholder("content.function")},
