@@ -1549,9 +1549,12 @@ class StreamParser:
             # The buffer is behind (see _materialize); the held text is the
             # pieces (a lead run, or what the scanner held last time).
             self._hot = self._lead_hot = None
-            pieces = self._pieces
-            tail = "".join(pieces) + text if pieces else text
-            hold = scanner.hold(tail) if len(tail) <= SETTLE_LIMIT else -1
+            hold = -1
+            if len(text) <= SETTLE_LIMIT:  # a whole text is not joined here: _append copies it once
+                pieces = self._pieces
+                tail = "".join(pieces) + text if pieces else text
+                if len(tail) <= SETTLE_LIMIT:
+                    hold = scanner.hold(tail)
             if hold >= 0:
                 events = []
                 if hold:
@@ -1824,8 +1827,9 @@ class StreamParser:
         ContextCut, and `_grow` in one: this runs at every token off the
         common path)."""
         pieces = self._pieces
+        held = ""
         if pieces:
-            text = "".join(pieces) + text if text else "".join(pieces)
+            held = "".join(pieces)
             self._pieces = []
         if self._matches:
             self._matches.clear()
@@ -1844,7 +1848,9 @@ class StreamParser:
             self._cut_context()
             buf = self._buf
             self._buf = ""
-        buf += text
+        if held:
+            buf += held
+        buf += text  # a long text is copied once (an empty buffer takes it as it is)
         self._buf = buf
 
     # -- the state machine -------------------------------------------------
