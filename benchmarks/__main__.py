@@ -265,7 +265,7 @@ def table(rows: list[dict], growth: dict) -> str:
             if row is None or "ratio" not in row:
                 cells.append("n/a")
             else:
-                cell = f"{row['ratio']:.1f}"
+                cell = f"{row['ratio']:.1f}" + ("†" if "remeasured" in row else "")
                 cells.append(
                     cell if row["status"] == "met" else f"**{cell}**" + ("!" if row["status"] == "MISMATCH" else "")
                 )
@@ -288,6 +288,14 @@ def main(argv: list[str] | None = None) -> int:
         "--part", type=Path, default=None, help="also write this run's results (any selection) as JSON here"
     )
     parser.add_argument(
+        "--overlay",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="put the measurements of these --part files (re-measured templates or shapes) in place of the same "
+        "(template, shape) in --out's results.json, and write table.md, latest.txt, plot.png again",
+    )
+    parser.add_argument(
         "--merge",
         type=Path,
         nargs="+",
@@ -297,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.merge:
         return merge_parts(args.merge, args.out)
+    if args.overlay:
+        return overlay_parts(args.overlay, args.out)
     repeat = args.repeat or (1 if args.quick else 2)
     names = args.templates or template_names()
     wanted = set(args.shapes or TARGETS)
@@ -362,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     results = {
         "machine": {"python": sys.version.split()[0], "platform": platform.platform(), "processor": platform.machine()},
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "mode": "quick" if args.quick else "full",
         "repeat": repeat,
         "shape_tokens": args.tokens,
@@ -389,6 +400,7 @@ def _write_part(args, repeat: int, started: float, rows: list[dict], growth: dic
     ]
     partial = {
         "machine": {"python": sys.version.split()[0], "platform": platform.platform(), "processor": platform.machine()},
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "mode": "quick" if args.quick else "full",
         "repeat": repeat,
         "shape_tokens": args.tokens,
@@ -434,6 +446,64 @@ def merge_parts(paths: list[Path], out: Path) -> int:
         "failures": failures,
     }
     out.mkdir(parents=True, exist_ok=True)
+    write_outputs(results, lines, out)
+    print(f"{len(rows)} measurements, {len(failures)} below target")
+    for failure in failures:
+        print(f"  BELOW TARGET: {failure}")
+    return 1 if failures else 0
+
+
+def _failures(rows: list[dict], growth: dict) -> list[str]:
+    failures = [f"{r['template']}/{r['shape']} ({r['status']})" for r in rows if r["status"] in ("below", "MISMATCH")]
+    failures += [f"{name}/growth_8k_to_128k" for name, value in growth.items() if value > GROWTH_TARGET]
+    failures += [
+        f"{r['template']}/prose_distance_to_floor"
+        for r in rows
+        if "distance_to_floor" in r and r["distance_to_floor"] > FLOOR_TARGET
+    ]
+    return failures
+
+
+def overlay_parts(paths: list[Path], out: Path) -> int:
+    """Re-measured rows (a --part run over some templates or shapes, after a
+    change that touched them) in place of the same (template, shape) of the
+    last full results; each such row keeps the date it was measured
+    (`remeasured`), and the table marks it with a dagger."""
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    lines = (out / "latest.txt").read_text(encoding="utf-8").splitlines()
+    lines = [line for line in lines if not line.startswith("  BELOW TARGET:")]
+    rows = results["rows"]
+    index = {(row["template"], row["shape"]): at for at, row in enumerate(rows)}
+    overlays = results.setdefault("overlays", [])
+    for path in paths:
+        part = json.loads(path.read_text(encoding="utf-8"))
+        date = part.get("date", "")
+        for row in part["rows"]:
+            row = {**row, "remeasured": date}
+            key = (row["template"], row["shape"])
+            if key in index:
+                rows[index[key]] = row
+            else:
+                index[key] = len(rows)
+                rows.append(row)
+        results["growth"].update(part["growth"])
+        overlays.append(
+            {
+                "date": date,
+                "mode": part["mode"],
+                "repeat": part["repeat"],
+                "templates": sorted({row["template"] for row in part["rows"]}),
+                "shapes": sorted({row["shape"] for row in part["rows"]}),
+                "rows": len(part["rows"]),
+            }
+        )
+        lines.append(f"\noverlay of {path.name} ({date}, {len(part['rows'])} measurements):")
+        lines += [line for line in part["lines"] if not line.startswith("  BELOW TARGET:")]
+    names = template_names()
+    rows.sort(key=lambda row: names.index(row["template"]) if row["template"] in names else len(names))
+    results["failures"] = failures = _failures(rows, results["growth"])
+    lines.append(f"\nafter {len(overlays)} overlay(s): {len(rows)} measurements, {len(failures)} below target")
+    lines += [f"  BELOW TARGET: {failure}" for failure in failures]
     write_outputs(results, lines, out)
     print(f"{len(rows)} measurements, {len(failures)} below target")
     for failure in failures:
