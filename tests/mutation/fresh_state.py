@@ -11,7 +11,9 @@ the first test (tests/conftest.py calls it when MUTANT_UNDER_TEST names a
 mutant), so each mutant builds them itself.
 
 The caches, all of them (`grep -n "cache\\|memo\\|= {}" runtime/core.py`):
-- `_COMPILED` (compiled_regex, string_delim_regex) and `_REGEX` (regex_module);
+- `_COMPILED` (compiled_regex, string_delim_regex, content_regex), `_REGEX`
+  (regex_module) and `SAME_IN_RE` (the tag patterns the loaded modules'
+  fields registered for content_regex);
 - per parser class: `_SCANNERS` (StreamParser._scanners: the Scanners with
   their tables of plain tokens, lead-ending tokens and holds) and
   `_SCAN_TABLE` (StreamParser._scan_remembered), `_STEP_TABLE`
@@ -51,6 +53,7 @@ def start_fresh() -> None:
     if core is not None:
         core._COMPILED.clear()
         core._REGEX = None
+        core.SAME_IN_RE.clear()  # the modules loaded again register theirs (Field)
         pending = [core.StreamParser]
         while pending:
             cls = pending.pop()
