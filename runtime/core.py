@@ -2005,7 +2005,9 @@ class StreamParser:
                 self._open(events, op[1], op[2])
             else:
                 self._close(events)
-        # what _note_held did after this step the first time
+        # What _note_held did after this step the first time. (`_hot` and
+        # `_lead_hot` are None here: every way into a step has closed the
+        # common path, see _feed_general and _materialize.)
         self._buf = buf
         self._base = base + cut
         self._pos = pos
@@ -2016,12 +2018,8 @@ class StreamParser:
             self._hot_from = len(self._body)
             if mode == HOT_MODE:
                 self._hot = self._scanner
-                self._lead_hot = None
             else:
-                self._hot = None
                 self._lead_hot = self._scanner
-        else:
-            self._hot = self._lead_hot = None
 
     def _answer(self, events, scanner):
         """`_step` without the table."""
