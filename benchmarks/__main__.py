@@ -352,10 +352,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.part is not None:  # after each template: a stopped run keeps what it measured
             _write_part(args, repeat, started, rows, growth, lines, done=False)
 
-    failures = [f"{r['template']}/{r['shape']} ({r['status']})" for r in rows if r["status"] in ("below", "MISMATCH")]
-    failures += [f"{name}/growth_8k_to_128k" for name, value in growth.items() if value > GROWTH_TARGET]
+    failures = _failures(rows, growth)
     floors = [r for r in rows if "distance_to_floor" in r]
-    failures += [f"{r['template']}/prose_distance_to_floor" for r in floors if r["distance_to_floor"] > FLOOR_TARGET]
     say()
     for r in floors:
         say(
@@ -391,13 +389,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _write_part(args, repeat: int, started: float, rows: list[dict], growth: dict, lines: list[str], done: bool) -> None:
     """The --part file of a run still going: its rows so far, and their failures."""
-    failures = [f"{r['template']}/{r['shape']} ({r['status']})" for r in rows if r["status"] in ("below", "MISMATCH")]
-    failures += [f"{name}/growth_8k_to_128k" for name, value in growth.items() if value > GROWTH_TARGET]
-    failures += [
-        f"{r['template']}/prose_distance_to_floor"
-        for r in rows
-        if "distance_to_floor" in r and r["distance_to_floor"] > FLOOR_TARGET
-    ]
+    failures = _failures(rows, growth)
     partial = {
         "machine": {"python": sys.version.split()[0], "platform": platform.platform(), "processor": platform.machine()},
         "date": time.strftime("%Y-%m-%d", time.gmtime()),

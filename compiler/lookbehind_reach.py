@@ -61,7 +61,22 @@ from dataclasses import dataclass
 from .ir import Program, RegexDelimiter
 from .regex.analysis import _behind, first_set, flat_items, max_length, nullable
 from .regex.charset import set_of
-from .regex.nodes import BOS, START, Anchor, Category, Char, Class, Concat, Dot, Group, Look, Node, Repeat, root_of
+from .regex.nodes import (
+    BOS,
+    START,
+    Anchor,
+    Category,
+    Char,
+    Class,
+    Concat,
+    Dot,
+    Group,
+    Look,
+    Node,
+    Repeat,
+    root_of,
+    walk,
+)
 from .regex.syntax import to_source
 
 _SINGLE = (Char, Dot, Category, Class)
@@ -228,7 +243,7 @@ def counted_barrier_of(body: Node) -> CountedBarrier | None:
     the body that its matches hold the fewest times (a bounded number), or
     None. `before` spares the longest literal run of the body plus one, as
     for a Barrier (the `regex` module may read such a run as a string)."""
-    chars = sorted({node.char for node in _walk(body) if isinstance(node, Char) and not node.icase})
+    chars = sorted({node.char for node in walk(body) if isinstance(node, Char) and not node.icase})
     best = None
     for char in chars:
         most = _most_of(char, body)
@@ -237,18 +252,6 @@ def counted_barrier_of(body: Node) -> CountedBarrier | None:
     if best is None:
         return None
     return CountedBarrier(best[0], best[1] + 1, _longest_literal_run(body) + 1)
-
-
-def _walk(node: Node):
-    yield node
-    if isinstance(node, Concat):
-        for item in node.items:
-            yield from _walk(item)
-    elif isinstance(node, (Group, Repeat, Look)):
-        yield from _walk(node.body)
-    elif hasattr(node, "branches"):
-        for branch in node.branches:
-            yield from _walk(branch)
 
 
 def _longest_literal_run(node: Node) -> int:

@@ -67,10 +67,17 @@ def _pieces(name: str):
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_cut_streams_match_reference(name, data):
-    prefix, calls, pieces = _pieces(name)
+    _drawn_stream_matches_reference(name, data, _pieces(name), ["[", " \n"], 30)
+
+
+def _drawn_stream_matches_reference(name, data, vocabulary, prefix_tails, max_chunks):
+    """A stream drawn from the template's calls and the cut's pieces, after
+    the sample prefix (bare, with each of `prefix_tails`, or none), with and
+    without tools, against the reference."""
+    prefix, calls, pieces = vocabulary
     token = st.one_of(st.sampled_from(calls), st.sampled_from(pieces), st.sampled_from(pieces))
-    chunks = data.draw(st.lists(token, min_size=1, max_size=30))
-    prefix = data.draw(st.sampled_from([prefix, "", prefix + "[", prefix + " \n"]))
+    chunks = data.draw(st.lists(token, min_size=1, max_size=max_chunks))
+    prefix = data.draw(st.sampled_from([prefix, ""] + [prefix + tail for tail in prefix_tails]))
     tools = data.draw(st.sampled_from([None, TOOLS]))
     assert_same_behaviour(load_template(name), module_of(name), prefix, chunks, tools)
 
@@ -157,12 +164,7 @@ def _counted_pieces(name: str):
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_counted_cut_streams_match_reference(name, data):
-    prefix, calls, pieces = _counted_pieces(name)
-    token = st.one_of(st.sampled_from(calls), st.sampled_from(pieces), st.sampled_from(pieces))
-    chunks = data.draw(st.lists(token, min_size=1, max_size=40))
-    prefix = data.draw(st.sampled_from([prefix, "", prefix + "<", prefix + "<tool_call>f"]))
-    tools = data.draw(st.sampled_from([None, TOOLS]))
-    assert_same_behaviour(load_template(name), module_of(name), prefix, chunks, tools)
+    _drawn_stream_matches_reference(name, data, _counted_pieces(name), ["<", "<tool_call>f"], 40)
 
 
 @pytest.mark.parametrize("name", COUNTED_TEMPLATES)
