@@ -69,7 +69,11 @@ works like a lexer over the text not yet consumed (the tail):
    what makes many small calls cheap: each call is the same few steps (an
    open with its body's first piece, `}` then `\n`, the close after them),
    so a call costs the replay and the region's value, not a search per
-   token. Buffers with more than STEP_LIMIT unconsumed characters take the
+   token. A remembered step also remembers the steps that followed it
+   (its chain: the next text, to the next remembered step): while the
+   parser stays in the state the step left, the next general token is one
+   lookup of that text, with neither the buffer joined nor the key built
+   (`_feed_general`). Buffers with more than STEP_LIMIT unconsumed characters take the
    step unremembered, and so do templates with unbounded look-behinds
    (CONTEXT -1) while their buffer, all of the text, is longer than that.
    Such a template's buffer is a bounded key again where the compiler
@@ -79,7 +83,11 @@ works like a lexer over the text not yet consumed (the tail):
    across a whole `<|tools_suffix|>` (its barrier), so each general step
    first drops the text before the last barrier (less the few characters
    the look-behind's head may still read; `_cut_context`), and a call's
-   steps see the same short buffer at every call. The text before the
+   steps see the same short buffer at every call. The cut is itself a
+   function of the buffer, the read position and the cut's bookkeeping
+   (where the last barrier, head or counted character was seen, relative
+   to the buffer; numbered once per state, `_cut_state_id`), so a step on
+   a short buffer takes its cut with it and a replay replays the cut too. The text before the
    first `<|tools_prefix|>` after that barrier goes too (the look-behind
    finds no head in it: it answers as the text's start would), which keeps
    content with `}` or `)` from being read back to the start at every line. An anchored look-behind
@@ -319,29 +327,56 @@ def _parse_value(raw, value_parser):
 
 
 def parse_xml_inline(text, args):
+    return xml_inline_parser(args)(text)
+
+
+def xml_inline_parser(args):
+    """`parse_xml_inline` with its `args` read once: a function of the text
+    (a field's parser runs at every close, see prepared_parser)."""
     tag_pattern = args.get("tag_pattern")
-    if tag_pattern is None:  # at the close, not at load [error.feed.xml-no-tag-pattern]
-        raise ValueError("xml-inline: 'tag_pattern' content_arg is required")
     value_parser = args.get("value_parser")
     merge = args.get("merge_duplicates", False)
-    out = {}
-    for match in content_regex(tag_pattern, text).finditer(text):
-        groups = match.groupdict()
-        key = groups.get("key")
-        if key is None:  # absent or not taking part [error.feed.xml-no-key-group]
-            raise ValueError(f"xml-inline: tag_pattern must have a named group 'key'. Pattern: {tag_pattern}")
-        # No value group: ""; one that did not take part: None, which a value
-        # parser cannot strip [content.xml-inline.value-missing,
-        # error.feed.xml-value-group-unmatched-parsed]
-        value = _parse_value(groups.get("value", ""), value_parser)
-        # [content.xml-inline.merge_duplicates, content.xml-inline.duplicates-last-wins]
-        if merge and key in out:
-            if not isinstance(out[key], list):
-                out[key] = [out[key]]
-            out[key].append(value)
-        else:
-            out[key] = value
-    return out
+    parse_value = None
+    if value_parser is not None:
+        parse_value = _value_parser(value_parser)
+
+    def parse(text):
+        if tag_pattern is None:  # at the close, not at load [error.feed.xml-no-tag-pattern]
+            raise ValueError("xml-inline: 'tag_pattern' content_arg is required")
+        out = {}
+        for match in content_regex(tag_pattern, text).finditer(text):
+            groups = match.groupdict()
+            key = groups.get("key")
+            if key is None:  # absent or not taking part [error.feed.xml-no-key-group]
+                raise ValueError(f"xml-inline: tag_pattern must have a named group 'key'. Pattern: {tag_pattern}")
+            # No value group: ""; one that did not take part: None, which a value
+            # parser cannot strip [content.xml-inline.value-missing,
+            # error.feed.xml-value-group-unmatched-parsed]
+            value = groups.get("value", "")
+            if parse_value is not None:
+                value = parse_value(value)
+            # [content.xml-inline.merge_duplicates, content.xml-inline.duplicates-last-wins]
+            if merge and key in out:
+                if not isinstance(out[key], list):
+                    out[key] = [out[key]]
+                out[key].append(value)
+            else:
+                out[key] = value
+        return out
+
+    return parse
+
+
+def _value_parser(value_parser):
+    """`_parse_value(raw, value_parser)` as a function of `raw`, prepared
+    once where the value parser is well formed (its errors, as the
+    reference's, come at the close: a malformed one is read there)."""
+    if type(value_parser) is dict:
+        name = value_parser.get("name", "text")
+        args = value_parser.get("args", {})
+        if type(name) is str and name in CONTENT_PARSERS and type(args) is dict:
+            return prepared_parser(name, args)
+    return lambda raw: _parse_value(raw, value_parser)
 
 
 def parse_kv_lines(text, args):
@@ -373,6 +408,22 @@ CONTENT_PARSERS = {
 
 def parse_content(text, name, args):
     return CONTENT_PARSERS[name](text, args)
+
+
+def prepared_parser(name, args):
+    """`parse_content(text, name, args)` as a function of the text, its
+    `args` read once: a field's parser runs at every close, and on short
+    bodies reading the args costs as much as the parse. json without
+    rewrites tries json.loads first (`parse_plain_json`); xml-inline
+    prepares its value parser; args that are no object are read at the
+    close, as the reference reads them."""
+    parser = CONTENT_PARSERS[name]
+    if type(args) is dict:
+        if name == "json" and not args.get("string_delims") and not args.get("unquoted_keys"):
+            return lambda text: parse_plain_json(text, args)
+        if name == "xml-inline":
+            return xml_inline_parser(args)
+    return lambda text: parser(text, args)
 
 
 # --------------------------------------------------------------------------
@@ -558,16 +609,13 @@ class Field:
         self.dirty = content not in ("text", "int", "float", "bool")
         self.open = open
         self.close = close
-        # The content parser and the transform, looked up once (see value_of).
-        if content == "json" and not self.content_args:
-            self.parser = parse_plain_json
-        else:
-            self.parser = CONTENT_PARSERS[content]  # the compiler refuses other names
+        # The content parser and the transform, prepared once (see value_of).
+        self.parser = prepared_parser(content, self.content_args)  # the compiler refuses other names
         self.build = None if transform is None else transform_builder(transform)
 
     def value_of(self, body, captures):
         """Parse a closed region's body and apply the transform."""
-        value = self.parser(body, self.content_args)
+        value = self.parser(body)
         if self.transform is None:
             return value
         if not self.transform_each:
@@ -1075,6 +1123,7 @@ LEARN_LIMIT = 64  # longest text kept in a scanner's table of plain tokens
 STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (see _step)
 LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
 LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _append)
+CHAIN_LIMIT = 64  # most texts remembered after one remembered step (see _feed_general)
 SCAN_CONTEXT_LIMIT = 128  # with CONTEXT -1: longest buffer whose scan is remembered (see _scan_remembered)
 ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
 HOT_MODE, LEAD_HOT_MODE = 1, 2  # the common path a remembered step leaves open (see _step)
@@ -1405,6 +1454,15 @@ class StreamParser:
             self._anchored_state = None  # the anchored look-behind: None undecided, True dead, False alive
             self._counted_seen = [[] for _ in self.CUT.counted]  # absolute starts of the last `count` chars
             self._counted_scanned = [0] * len(self.CUT.counted)  # chars below this are searched
+            # The same bookkeeping relative to the buffer's start, interned as
+            # a number (see _cut_state_id); after a replayed step only this
+            # is up to date (_cut_stale) until _cut_context needs the lists.
+            self._cut_states = self._class_table("_CUT_STATES")
+            self._cut_id = None
+            self._cut_stale = False
+        self._uncut = -1  # the buffer's length before _append when its cut is left to _step
+        self._chain = None  # the steps that follow the last remembered one (see _feed_general)
+        self._chain_at = 0  # the body's length when it was set
         self._output = deepcopy(self.DEFAULTS)
         self._enter_implicit()
         self._captures = {}
@@ -1545,6 +1603,25 @@ class StreamParser:
             if self._stale:
                 self._materialize()
             return self._feed_slowly(text)
+        chain = self._chain
+        if chain is not None:
+            # The last step was remembered and the parser is still in the
+            # state it left (no token routed or held since): the step this
+            # text makes from there is remembered with it, a function of
+            # that state and the text, so neither the buffer nor the key is
+            # built again.
+            self._chain = None
+            if self._pieces or len(self._body) != self._chain_at:
+                chain = None
+            else:
+                known = chain.get(text)
+                if known is not None:
+                    if self._stale:  # (_materialize, with nothing routed since)
+                        self._hot = self._lead_hot = None
+                        self._stale = False
+                    events = []
+                    self._replay(events, known)
+                    return events
         if self._stale:
             # The buffer is behind (see _materialize); the held text is the
             # pieces (a lead run, or what the scanner held last time).
@@ -1575,14 +1652,16 @@ class StreamParser:
             self._materialize()
             self._append(text)
             events = []
-            self._step(events, None)
+            known = self._step(events, None)
         else:
             if self._held_in_lead and scanner.hold_lead.holds(text) and not scanner.lead_triggers_in(text):
                 self._pieces.append(text)  # the pending match stays where it is
                 return []
             self._append(text)
             events = []
-            self._step(events, scanner)
+            known = self._step(events, scanner)
+        if chain is not None and known is not None and len(chain) < CHAIN_LIMIT:
+            chain[text] = known
         return events
 
     def _feed_slowly(self, text):
@@ -1712,18 +1791,23 @@ class StreamParser:
         pos = self._pos
         return pos > 0 and self._buf[pos - 1] not in behind
 
-    def _cut_context(self):
+    def _cut_context(self, size=None):
         """CONTEXT -1 with a ContextCut: drop the text no look-behind can read
         any more (see ContextCut), so the buffer, the key of the remembered
         steps, is short again after each barrier. Each barrier is searched
         for in new text only: every character is searched a bounded number
-        of times."""
+        of times. Only the buffer's first `size` characters (default: all)
+        are read: the text _append added after them when it left the cut to
+        the step (see _step) is not searched here."""
+        if self._cut_stale:
+            self._restore_cut_state()
         if self._anchored_state is False:
             return  # the anchored look-behind is alive: it reads back to the start
+        self._cut_id = None  # the bookkeeping changes from here on
         buf = self._buf
         base = self._base
         pos = self._pos
-        top = base + len(buf)
+        top = base + (len(buf) if size is None else size)
         rule = self.CUT
         target = base + pos - rule.near  # absolute positions from here on
         last = self._barrier_last
@@ -1809,7 +1893,7 @@ class StreamParser:
         if rule.anchored is not None:
             if self._anchored_state is None:
                 # base is 0 here: nothing was cut before this was decided
-                found = rule.anchored_regex().match(buf, partial=True)
+                found = rule.anchored_regex().match(buf if top == base + len(buf) else buf[: top - base], partial=True)
                 if found is not None:
                     if not found.partial:
                         self._anchored_state = False
@@ -1820,6 +1904,51 @@ class StreamParser:
             self._buf = buf[cut:]
         self._base = target
         self._pos = pos - cut
+
+    def _cut_state_id(self):
+        """The cut's bookkeeping relative to the buffer's start, as a number
+        (interned per parser class; None when its table is full): with the
+        buffer and the read position it decides every later cut, so it keys
+        the steps that take their cut with them (see _step). Values that
+        cut the same are made one: a search mark at or before the buffer's
+        start is the start (nothing before it is searched again), and a
+        barrier before it, or none, is None (with a head, the look-behind
+        reads from the head or the read position, not from such a barrier;
+        without one, the cut is at most `before` characters ahead of the
+        last barrier, so none is ever before the buffer's start)."""
+        if self._cut_stale:
+            return self._cut_id
+        base = self._base
+        state = (
+            tuple(None if at < base else at - base for at in self._barrier_last),
+            tuple(at - base if at > base else 0 for at in self._barrier_scanned),
+            tuple(None if at < 0 else at - base for at in self._head_first),
+            tuple(at - base if at > base else 0 for at in self._head_scanned),
+            tuple(tuple(at - base for at in seen) for seen in self._counted_seen),
+            tuple(at - base if at > base else 0 for at in self._counted_scanned),
+            self._anchored_state,
+        )
+        states = self._cut_states
+        known = states.get(state)
+        if known is None:
+            if len(states) >= PLAIN_TOKENS:
+                return None
+            known = states[state] = len(states) // 2
+            states[known] = state  # ids are ints, states tuples: one dict holds both ways
+        self._cut_id = known
+        return known
+
+    def _restore_cut_state(self):
+        """The cut's bookkeeping from its relative form (after replayed steps)."""
+        base = self._base
+        last, scanned, heads, heads_scanned, seen, seen_scanned, self._anchored_state = self._cut_states[self._cut_id]
+        self._barrier_last = [-1 if at is None else base + at for at in last]
+        self._barrier_scanned = [base + at for at in scanned]
+        self._head_first = [-1 if at is None else base + at for at in heads]
+        self._head_scanned = [base + at for at in heads_scanned]
+        self._counted_seen = [[base + at for at in one] for one in seen]
+        self._counted_scanned = [base + at for at in seen_scanned]
+        self._cut_stale = False
 
     def _append(self, text):
         """The held pieces and `text` join the buffer, the consumed text no
@@ -1844,10 +1973,20 @@ class StreamParser:
             # any more goes, right before the step that reads the buffer. A
             # state without a scanner takes every step unremembered (see
             # _step): its buffer needs no short key, only a bounded length.
-            self._buf = buf
-            self._cut_context()
-            buf = self._buf
-            self._buf = ""
+            # A step that will be remembered takes the cut with it: the cut
+            # is a function of this buffer, the read position and the
+            # bookkeeping (_cut_state_id), so both are recorded as one.
+            if (
+                self._scanner is not None
+                and len(buf) + len(held) + len(text) <= STEP_LIMIT
+                and (self._cut_id is not None or self._cut_state_id() is not None)
+            ):
+                self._uncut = len(buf)
+            else:
+                self._buf = buf
+                self._cut_context()
+                buf = self._buf
+                self._buf = ""
         if held:
             buf += held
         buf += text  # a long text is copied once (an empty buffer takes it as it is)
@@ -1966,37 +2105,74 @@ class StreamParser:
         (`</tool_call>` after `}\\n`, an open with its body's first piece).
         The step ends with `_note_held`; its outcome is a function of the
         same key (the pieces are empty after `_append`), so it is recorded
-        with the step and set again on a replay."""
+        with the step and set again on a replay. With a ContextCut, the
+        cut _append left to the step (`_uncut`, the length of the buffer it
+        reads) is part of it too: the cut is a function of that buffer, the
+        read position and the cut's bookkeeping (its number, `_cut_id`, in
+        the key), so a call's steps replay their cut as well."""
+        self._chain = None  # set again below when this step is remembered
         buf = self._buf
         pos = self._pos
         if len(buf) - pos > STEP_LIMIT or (self.CONTEXT < 0 and (len(buf) > STEP_LIMIT or self._scanner is None)):
             self._answer(events, scanner)
             self._note_held()
-            return
+            return None
         base = self._base
-        key = (self._state, self._opened, base == 0, pos, buf, scanner is None)
+        uncut = self._uncut
+        if uncut < 0:
+            key = (self._state, self._opened, base == 0, pos, buf, scanner is None)
+        else:
+            self._uncut = -1
+            key = (self._state, self._opened, base == 0, pos, buf, scanner is None, uncut, self._cut_id)
         table = self._step_table
         known = table.get(key)
-        if known is None:
-            trace = self._trace = []
-            try:
-                self._answer(events, scanner)
-            finally:
-                self._trace = None
-            self._note_held()
-            if len(table) < PLAIN_TOKENS:
-                mode = HOT_MODE if self._hot is not None else LEAD_HOT_MODE if self._lead_hot is not None else 0
-                table[key] = (
-                    tuple(trace),
-                    self._buf,
-                    self._base - base,
-                    self._pos,
-                    mode,
-                    self._held_in_lead,
-                    tuple(self._pieces),
-                )
-            return
-        ops, buf, cut, pos, mode, held_in_lead, pieces = known
+        if known is not None:
+            self._replay(events, known)
+            return known
+        if uncut >= 0:
+            self._cut_context(uncut)
+        trace = self._trace = []
+        try:
+            self._answer(events, scanner)
+        finally:
+            self._trace = None
+        self._note_held()
+        if len(table) >= PLAIN_TOKENS:
+            return None
+        cut_id = None
+        if uncut >= 0:
+            cut_id = self._cut_state_id()
+            if cut_id is None:
+                return None  # the table of cut states is full: the step is not remembered
+        mode = HOT_MODE if self._hot is not None else LEAD_HOT_MODE if self._lead_hot is not None else 0
+        # The steps that may follow this one from the same state (see
+        # _feed_general): not after a cut taken outside the step, nor while
+        # held text waits in the pieces.
+        chain = {} if (uncut >= 0 or self.CUT is None) and not self._pieces else None
+        known = table[key] = (
+            tuple(trace),
+            self._buf,
+            self._base - base,
+            self._pos,
+            mode,
+            self._held_in_lead,
+            tuple(self._pieces),
+            cut_id,
+            chain,
+        )
+        if chain is not None:
+            self._chain = chain
+            self._chain_at = len(self._body)
+        return known
+
+    def _replay(self, events, known):
+        """Do again what a remembered step did (see _step)."""
+        ops, buf, cut, pos, mode, held_in_lead, pieces, cut_id, chain = known
+        if cut_id is not None:
+            # The cut's bookkeeping is this number until _cut_context needs
+            # its lists (see _restore_cut_state).
+            self._cut_id = cut_id
+            self._cut_stale = True
         for op in ops:
             kind = op[0]
             if kind == ROUTE_OP:
@@ -2009,7 +2185,7 @@ class StreamParser:
         # `_lead_hot` are None here: every way into a step has closed the
         # common path, see _feed_general and _materialize.)
         self._buf = buf
-        self._base = base + cut
+        self._base += cut
         self._pos = pos
         self._held_in_lead = held_in_lead
         if mode:
@@ -2020,6 +2196,9 @@ class StreamParser:
                 self._hot = self._scanner
             else:
                 self._lead_hot = self._scanner
+        if chain is not None:
+            self._chain = chain
+            self._chain_at = len(self._body)
 
     def _answer(self, events, scanner):
         """`_step` without the table."""

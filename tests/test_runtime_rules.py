@@ -93,6 +93,23 @@ XML_CASES = [
     ("<a>1</a>", {}),
     ("", {"tag_pattern": XML}),
     ("<a>1</a>", {"tag_pattern": r"<(?P<key>\w+)>(?:(?P<value>\d)|x)</(?P=key)>"}),
+    # Value parsers a field prepares once (core.prepared_parser), and
+    # malformed ones, read at the close as the reference reads them
+    ("<a>1</a><b>x</b>", {"tag_pattern": XML, "value_parser": {"name": "json", "args": {"allow_non_json": True}}}),
+    (
+        "<a> x </a>",
+        {"tag_pattern": XML, "value_parser": {"name": "json", "args": {"allow_non_json": True, "strip": False}}},
+    ),
+    ("<a>[1]</a><b>{k:2}</b>", {"tag_pattern": XML, "value_parser": {"name": "json", "args": {"unquoted_keys": True}}}),
+    ("<a>x</a>", {"tag_pattern": XML, "value_parser": {"name": "json"}}),
+    ("<a> 1 </a>", {"tag_pattern": XML, "value_parser": {"name": "xml-inline", "args": {"tag_pattern": XML}}}),
+    ("<a>1</a>", {"tag_pattern": XML, "value_parser": "int"}),
+    ("<a>1</a>", {"tag_pattern": XML, "value_parser": {"name": "nope"}}),
+    ("<a>1</a>", {"tag_pattern": XML, "value_parser": {"name": 3}}),
+    ("<a>1</a>", {"tag_pattern": XML, "value_parser": {"name": "int", "args": []}}),
+    ("<a>1</a>", {"tag_pattern": XML, "value_parser": {"name": "int", "args": None}}),
+    ("no tags", {"tag_pattern": XML, "value_parser": {"name": "nope"}}),
+    ("<a>1</a>", {"tag_pattern": XML, "value_parser": []}),
 ]
 
 KV_CASES = [
@@ -138,6 +155,20 @@ def test_content_parser_matches_reference(name, text, args):
     expected = outcome(ref_parsers.parse_content, text, name, args)
     actual = outcome(core.parse_content, text, name, args)
     assert same(actual, expected), (actual, expected)
+
+
+@pytest.mark.parametrize(
+    "name,text,args", CONTENT_CASES + [("json", "[1]", []), ("text", " a ", []), ("int", "1", None)]
+)
+def test_prepared_parser_matches_reference(name, text, args):
+    """A field's parser, its args read once (`core.prepared_parser`), gives
+    what the reference gives, at every use (the same parser twice) and with
+    args that are no object (read at the close, as the reference does)."""
+    parse = core.prepared_parser(name, args)
+    expected = outcome(ref_parsers.parse_content, text, name, args)
+    for _ in range(2):
+        actual = outcome(parse, text)
+        assert same(actual, expected), (actual, expected)
 
 
 TYPES = [

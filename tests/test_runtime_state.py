@@ -21,6 +21,7 @@ import pytest
 from compiler.vectors import VECTORS_DIR, read_json_lines
 from conftest import load_generated
 from runtime import core
+from benchmarks.shapes import shape_stream
 from test_vectors import module_for
 
 
@@ -113,6 +114,37 @@ def test_captures_are_empty_outside_a_region_with_groups():
 @pytest.mark.parametrize("prefix", ["", "<|im_start|>assistant\n"])
 def test_captures_start_empty(prefix):
     assert load_generated("olmo3").ResponseParser(prefix).captures == {}
+
+
+@pytest.mark.parametrize("name", ["apertus", "glm47", "hermes2_pro", "lfm2", "olmo3", "qwen3"])
+def test_repeated_calls_replay_from_the_chain(name, monkeypatch):
+    """On many small calls, once a call's steps are remembered, every token
+    the common path does not take replays the step remembered after the
+    last one (its chain, see StreamParser._feed_general): no step is looked
+    up or taken, and with a ContextCut no cut is run, the cut being part of
+    the replayed step. Inspected from the driver's calls, not timed."""
+    module = load_generated(name)
+    stream = shape_stream(name, "calls", 600, module)
+    assert len(stream.tokens) > 560
+    parser = module.ResponseParser(stream.prefix)
+    for token in stream.tokens[:300]:
+        parser.feed(token)
+    taken = []
+    for method in ("_step", "_cut_context", "_append"):
+        original = getattr(core.StreamParser, method)
+        monkeypatch.setattr(
+            core.StreamParser, method, lambda self, *args, _f=original, _m=method: taken.append(_m) or _f(self, *args)
+        )
+    replayed = []
+    original_replay = core.StreamParser._replay
+    monkeypatch.setattr(
+        core.StreamParser,
+        "_replay",
+        lambda self, events, known: replayed.append(1) or original_replay(self, events, known),
+    )
+    for token in stream.tokens[300:540]:
+        parser.feed(token)
+    assert taken == [] and len(replayed) >= 240 // 4, (taken[:5], len(replayed))
 
 
 def _cut_by_the_rule(rule, text, base, pos, state):
@@ -233,13 +265,14 @@ def _checked_cuts(monkeypatch):
     wrong = []
     searched_to = {}  # parser id -> {searched string: absolute end of its last search}
     original = core.StreamParser._cut_context
+    original_step = core.StreamParser._step
 
-    def checked(self):
-        before = (self._base, self._pos, self._anchored_state)
-        text = texts[id(self)][: self._base + len(self._buf)]
+    def checked(self, size=None):
+        before = (self._base, self._pos, _anchored_state(self))
+        text = texts[id(self)][: self._base + (len(self._buf) if size is None else size)]
         searches = []
         self._buf = _SearchedText(self._buf, searches)
-        original(self)
+        original(self, size)
         if type(self._buf) is _SearchedText:
             self._buf = str.__str__(self._buf)
         expected = _cut_by_the_rule(self.CUT, text, *before)
@@ -247,6 +280,19 @@ def _checked_cuts(monkeypatch):
         if (self._base, self._anchored_state) != expected:
             wrong.append((type(self).__module__, before, len(text), (self._base, self._anchored_state), expected))
         wrong.extend(_searched_twice(before[0], searches, searched_to[id(self)]))
+
+    def checked_step(self, events, scanner):
+        # A step that took its cut with it (`_uncut`), replayed or not, ends
+        # on the cut the rule says (CONTEXT -1: nothing else moves _base).
+        uncut = self._uncut
+        before = (self._base, self._pos, _anchored_state(self))
+        text = texts[id(self)][: self._base + uncut]
+        original_step(self, events, scanner)
+        if uncut >= 0:
+            expected = _cut_by_the_rule(self.CUT, text, *before)
+            calls.append(before[0] != self._base)
+            if (self._base, _anchored_state(self)) != expected:
+                wrong.append(("step", type(self).__module__, before, len(text), self._base, expected))
 
     def parse(cls, prefix, chunks, tools=None):
         text = _prefix_text(cls, prefix)
@@ -262,7 +308,16 @@ def _checked_cuts(monkeypatch):
             pass
 
     monkeypatch.setattr(core.StreamParser, "_cut_context", checked)
+    monkeypatch.setattr(core.StreamParser, "_step", checked_step)
     return parse, calls, wrong
+
+
+def _anchored_state(parser):
+    """`_anchored_state`, also after replayed steps (which keep the cut's
+    bookkeeping as its number until the next `_cut_context`)."""
+    if parser._cut_stale:
+        return parser._cut_states[parser._cut_id][-1]
+    return parser._anchored_state
 
 
 def test_context_cut_is_where_the_rule_says_on_every_vector(monkeypatch):

@@ -18,7 +18,9 @@ The caches, all of them (`grep -n "cache\\|memo\\|= {}" runtime/core.py`):
   their tables of plain tokens, lead-ending tokens and holds) and
   `_SCAN_TABLE` (StreamParser._scan_remembered), `_STEP_TABLE`
   (StreamParser._step: remembered general steps, replayed without running
-  `_answer`, `_process` or the scanner);
+  `_answer`, `_process` or the scanner, each with the steps remembered after
+  it, its chain) and `_CUT_STATES` (StreamParser._cut_state_id: the cut's
+  bookkeeping, numbered);
 - per parser: `_matches` (StreamParser._scan) and the literal `_memo`, new
   with each parser;
 - per object: `Lead._all`, `Leads.non_ascii`: objects a generated module
@@ -58,7 +60,7 @@ def start_fresh() -> None:
         while pending:
             cls = pending.pop()
             pending.extend(cls.__subclasses__())
-            for name in ("_SCANNERS", "_SCAN_TABLE", "_STEP_TABLE"):
+            for name in ("_SCANNERS", "_SCAN_TABLE", "_STEP_TABLE", "_CUT_STATES"):
                 if name in cls.__dict__:
                     delattr(cls, name)
     conftest = sys.modules.get("conftest")
