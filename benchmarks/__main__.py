@@ -123,20 +123,39 @@ def floor(tokens: list[str]):
     return run
 
 
+WARM_SEED = 1000  # the stream each parser runs once before the timed rounds
+
+
 def measure_shape(name: str, module, template: dict, shape: str, repeat: int, tokens: int) -> dict:
+    """Best of `repeat` rounds, each on its own stream of the shape (seed 0,
+    1, ...), after one untimed compiled run on another (WARM_SEED). The
+    compiled parser's class remembers steps and scans (runtime/core.py): a
+    long-lived server's parser meets a template's delimiter steps again at
+    every response, never the same prose, so the tables are warm from
+    another stream and no round parses a text already parsed."""
     row = {"template": name, "shape": shape, "target": TARGETS[shape]}
     try:
-        stream = shape_stream(name, shape, tokens, module)
+        streams = [shape_stream(name, shape, tokens, module, seed=seed) for seed in range(repeat)]
+        warm = shape_stream(name, shape, tokens, module, seed=WARM_SEED)
     except NotApplicable as why:
         row.update(status="n/a", note=str(why))
         return row
-    runs = {
-        "compiled": stream_compiled(module, stream.prefix, stream.tokens),
-        "reference": stream_reference(template, stream.prefix, stream.tokens),
-    }
-    if shape == "prose":
-        runs["floor"] = floor(stream.tokens)
-    best, results = best_of(runs, repeat)
+    # (the interpreter keeps nothing per template but its compiled regexes)
+    stream_compiled(module, warm.prefix, warm.tokens)()
+    best = {}
+    results = []
+    for stream in streams:
+        runs = {
+            "compiled": stream_compiled(module, stream.prefix, stream.tokens),
+            "reference": stream_reference(template, stream.prefix, stream.tokens),
+        }
+        if shape == "prose":
+            runs["floor"] = floor(stream.tokens)
+        round_best, round_results = best_of(runs, 1)
+        for key, value in round_best.items():
+            best[key] = min(best.get(key, value), value)
+        results.append(round_results)
+    stream = streams[0]
     count = len(stream.tokens)
     row.update(
         tokens=count,
@@ -148,7 +167,7 @@ def measure_shape(name: str, module, template: dict, shape: str, repeat: int, to
     if "floor" in best:
         row["floor_ns_per_token"] = best["floor"] / count
         row["distance_to_floor"] = best["compiled"] / best["floor"]
-    if results["compiled"] != results["reference"]:
+    if any(one["compiled"] != one["reference"] for one in results):
         row.update(status="MISMATCH", note=f"compiled and reference messages differ ({stream.note})")
     else:
         row["status"] = "met" if row["ratio"] >= row["target"] else "below"

@@ -1123,6 +1123,7 @@ LEARN_LIMIT = 64  # longest text kept in a scanner's table of plain tokens
 STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (see _step)
 LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
 LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _append)
+CUT_DONE, UNCUT = -1, -2  # what _append did about the ContextCut when it left no cut to _step
 CHAIN_LIMIT = 64  # most texts remembered after one remembered step (see _feed_general)
 SCAN_CONTEXT_LIMIT = 128  # with CONTEXT -1: longest buffer whose scan is remembered (see _scan_remembered)
 ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
@@ -1460,7 +1461,12 @@ class StreamParser:
             self._cut_states = self._class_table("_CUT_STATES")
             self._cut_id = None
             self._cut_stale = False
-        self._uncut = -1  # the buffer's length before _append when its cut is left to _step
+        # The buffer's length before _append when its cut is left to _step,
+        # or CUT_DONE (_append did what the ContextCut asks, apart from the
+        # step; always so without one) or UNCUT (a state without a scanner
+        # left its short buffer uncut; its step is keyed with the cut's
+        # bookkeeping, which the next cut reads).
+        self._uncut = CUT_DONE
         self._chain = None  # the steps that follow the last remembered one (see _feed_general)
         self._chain_at = 0  # the body's length when it was set
         self._output = deepcopy(self.DEFAULTS)
@@ -1598,11 +1604,6 @@ class StreamParser:
         from the tail's end when it can, else the delimiters are searched."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
-        scanner = self._scanner
-        if scanner is None or not text:
-            if self._stale:
-                self._materialize()
-            return self._feed_slowly(text)
         chain = self._chain
         if chain is not None:
             # The last step was remembered and the parser is still in the
@@ -1622,7 +1623,15 @@ class StreamParser:
                     events = []
                     self._replay(events, known)
                     return events
-        if self._stale:
+        scanner = self._scanner
+        if scanner is None or not text:
+            # The general step without the scanner (SPEC, steps 1-5).
+            if self._stale:
+                self._materialize()
+            self._append(text)
+            events = []
+            known = self._step(events, None)
+        elif self._stale:
             # The buffer is behind (see _materialize); the held text is the
             # pieces (a lead run, or what the scanner held last time).
             self._hot = self._lead_hot = None
@@ -1662,13 +1671,6 @@ class StreamParser:
             known = self._step(events, scanner)
         if chain is not None and known is not None and len(chain) < CHAIN_LIMIT:
             chain[text] = known
-        return events
-
-    def _feed_slowly(self, text):
-        """The general step: search the unconsumed text (SPEC, steps 1-5)."""
-        events = []
-        self._append(text)
-        self._step(events, None)
         return events
 
     def _materialize(self):
@@ -1967,22 +1969,27 @@ class StreamParser:
         # With CONTEXT >= 0 there is nothing to trim here: _note_held (after
         # every step) and _materialize leave at most CONTEXT characters
         # before the read position.
-        if self.CUT is not None and (self._scanner is not None or len(buf) > LAZY_CUT):
+        if self.CUT is not None:
             # CONTEXT -1 with a ContextCut (the compiler makes one only for
             # CONTEXT -1): the text no look-behind can read
             # any more goes, right before the step that reads the buffer. A
-            # state without a scanner takes every step unremembered (see
-            # _step): its buffer needs no short key, only a bounded length.
-            # A step that will be remembered takes the cut with it: the cut
-            # is a function of this buffer, the read position and the
-            # bookkeeping (_cut_state_id), so both are recorded as one.
-            if (
+            # state without a scanner cuts only a buffer longer than LAZY_CUT
+            # (UNCUT: not at all; its steps are remembered only then, see
+            # _step): a cut at every token would cost more than its short
+            # searches. A step that will be remembered takes the cut with
+            # it: the cut is a function of this buffer, the read position
+            # and the bookkeeping (_cut_state_id), so both are recorded as one.
+            if self._scanner is None and len(buf) <= LAZY_CUT:
+                known = self._cut_id is not None or self._cut_state_id() is not None
+                self._uncut = UNCUT if known else CUT_DONE
+            elif (
                 self._scanner is not None
                 and len(buf) + len(held) + len(text) <= STEP_LIMIT
                 and (self._cut_id is not None or self._cut_state_id() is not None)
             ):
                 self._uncut = len(buf)
             else:
+                self._uncut = CUT_DONE
                 self._buf = buf
                 self._cut_context()
                 buf = self._buf
@@ -2113,16 +2120,25 @@ class StreamParser:
         self._chain = None  # set again below when this step is remembered
         buf = self._buf
         pos = self._pos
-        if len(buf) - pos > STEP_LIMIT or (self.CONTEXT < 0 and (len(buf) > STEP_LIMIT or self._scanner is None)):
+        uncut = self._uncut
+        # A state without a scanner (CONTEXT -1) remembers only the steps on
+        # a buffer _append left short and uncut, and of those only the ones
+        # that open or close (below): its other steps route text never met
+        # again, and its buffer is all of the text up to the last cut.
+        scannerless = self._scanner is None
+        if (
+            len(buf) - pos > STEP_LIMIT
+            or self.CONTEXT < 0
+            and (len(buf) > STEP_LIMIT or scannerless and uncut != UNCUT)
+        ):
             self._answer(events, scanner)
             self._note_held()
             return None
         base = self._base
-        uncut = self._uncut
-        if uncut < 0:
+        if uncut == CUT_DONE:
             key = (self._state, self._opened, base == 0, pos, buf, scanner is None)
         else:
-            self._uncut = -1
+            self._uncut = CUT_DONE
             key = (self._state, self._opened, base == 0, pos, buf, scanner is None, uncut, self._cut_id)
         table = self._step_table
         known = table.get(key)
@@ -2137,18 +2153,18 @@ class StreamParser:
         finally:
             self._trace = None
         self._note_held()
-        if len(table) >= PLAIN_TOKENS:
+        if len(table) >= PLAIN_TOKENS or scannerless and all(op[0] == ROUTE_OP for op in trace):
             return None
         cut_id = None
-        if uncut >= 0:
+        if uncut != CUT_DONE:
             cut_id = self._cut_state_id()
             if cut_id is None:
                 return None  # the table of cut states is full: the step is not remembered
         mode = HOT_MODE if self._hot is not None else LEAD_HOT_MODE if self._lead_hot is not None else 0
         # The steps that may follow this one from the same state (see
-        # _feed_general): not after a cut taken outside the step, nor while
-        # held text waits in the pieces.
-        chain = {} if (uncut >= 0 or self.CUT is None) and not self._pieces else None
+        # _feed_general): not after a cut _append took (outside the step),
+        # nor while held text waits in the pieces.
+        chain = {} if (cut_id is not None or self.CUT is None) and not self._pieces else None
         known = table[key] = (
             tuple(trace),
             self._buf,
