@@ -90,7 +90,12 @@ def _check_step_table(name, cls) -> None:
     ContextCut) remembers only buffers of at most STEP_LIMIT characters in
     all, so remembering costs a bounded hash per step and bounded memory."""
     table = cls.__dict__.get("_STEP_TABLE") or {}
-    for key in table:
+    scanners = cls._scanners()
+    for key, known in table.items():
+        if cls.CONTEXT < 0 and scanners[key[0]] is None:
+            # a state without a scanner remembers only steps that open or close
+            opens_or_closes = any(op[0] != core.ROUTE_OP for op in known[0])
+            assert opens_or_closes, f"{name}: a remembered scannerless step that only routes"
         pos, buf = key[3], key[4]
         assert len(buf) - pos <= core.STEP_LIMIT, f"{name}: a remembered step of {len(buf) - pos} characters"
         if cls.CONTEXT < 0:
@@ -116,7 +121,7 @@ def test_captures_start_empty(prefix):
     assert load_generated("olmo3").ResponseParser(prefix).captures == {}
 
 
-@pytest.mark.parametrize("name", ["apertus", "glm47", "hermes2_pro", "lfm2", "olmo3", "qwen3"])
+@pytest.mark.parametrize("name", ["apertus", "glm47", "hermes2_pro", "lfm2", "llama4_pythonic", "olmo3", "qwen3"])
 def test_repeated_calls_replay_from_the_chain(name, monkeypatch):
     """On many small calls, once a call's steps are remembered, every token
     the common path does not take replays the step remembered after the
