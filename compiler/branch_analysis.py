@@ -12,6 +12,12 @@ it) is read on its own:
 - look-behinds, negative look-aheads and anchors where it starts are
   zero-width tests: they are skipped, which only widens what the triggers
   admit, and the branch is marked inexact;
+- a look-behind where it starts from inside which the `regex` module may
+  report partial matches that end in no trigger string (one holding an
+  anchor, or the forward string search of compiler/regex/lookbehind_partial.py)
+  also gives the branch read by that look-behind (its last characters), so
+  the scanner sends the text after them to the search; such a look-behind
+  anywhere else keeps the plain search;
 - a positive look-ahead where it starts is read as if it consumed its body:
   the match starts where the look-ahead's text starts (the `regex` module
   reports its partial matches that way too). When the look-ahead is the
@@ -30,6 +36,7 @@ from dataclasses import dataclass
 from .analysis import Lead, _first, _items, _lead, _NoFastPath, _MAX_SET
 from .ir import Delimiter, LiteralDelimiter, RegexDelimiter
 from .regex.analysis import has_lazy, last_set, min_length
+from .regex.lookbehind_partial import backtrack_literals
 from .regex.nodes import BOS, START, walk
 from .regex.nodes import Alt, Anchor, Group, Look, Node
 
@@ -131,17 +138,28 @@ def _branch(items: list[Node]) -> list[Branch]:
     return [Branch(tuple(sorted(triggers)), tuple(leads), hold_lead if exact else None, exact)]
 
 
-def _anchor_in_lookbehind(node: Node) -> bool:
-    """Whether a look-behind holds an anchor (`(?<=^\\s*\\[.*\\))`): the `regex`
-    module then reports partial matches that end in no trigger string
-    (llama4_pythonic's open, seen against the reference), so such a
-    delimiter keeps the plain search."""
-    for look in walk(node):
-        if isinstance(look, Look) and look.behind and any(
-            isinstance(n, Anchor) and n.kind in (BOS, START) for n in walk(look.body)
-        ):
-            return True
-    return False
+def _partial_inside(look: Look) -> bool:
+    """Whether the `regex` module may report a partial match from inside this
+    look-behind, which then ends in no trigger string: it holds an anchor
+    (`(?<=^\\s*\\[.*\\))`), or a repeat that gives characters back by a
+    forward search for the literal left of it (`(?<=<|python_start|>\\s*\\[...)`,
+    compiler/regex/lookbehind_partial.py). Both seen against the reference
+    on llama4_pythonic's open."""
+    anchored = any(isinstance(n, Anchor) and n.kind in (BOS, START) for n in walk(look.body))
+    return anchored or bool(backtrack_literals(look))
+
+
+def _lookbehind_start(items: list[Node]) -> Branch | None:
+    """For a branch that starts with a positive look-behind from inside which
+    partial matches may come (`_partial_inside`), the branch read by that
+    look-behind too: the module reads the character before the match
+    first, so every such partial match starts right after a last character
+    of the body (the scanner sends the text there to the search, as for
+    `_behind_branch`); None for any other branch."""
+    head = items[0] if items else None
+    if not isinstance(head, Look) or not head.behind or head.negative or not _partial_inside(head):
+        return None
+    return _behind_branch(items)
 
 
 def _behind_branch(items: list[Node]) -> Branch:
@@ -163,17 +181,25 @@ def branch_hint(delim: Delimiter | None) -> BranchHint | None:
     """The branches of a regex delimiter, or None when one cannot be bounded."""
     if not isinstance(delim, RegexDelimiter) or delim.ast is None or has_lazy(delim.ast):
         return None
-    if _anchor_in_lookbehind(delim.ast.body):
-        return None
     try:
         branches: list[Branch] = []
+        read = set()  # the look-behinds read where their branch starts
         for sequence in _distribute(_items(delim.ast.body)):
             try:
                 branches.extend(_branch(sequence))
             except _NoFastPath:
                 branches.append(_behind_branch(sequence))
+                read.add(id(sequence[0]))
+                continue
+            inside = _lookbehind_start(sequence)
+            if inside is not None:
+                branches.append(inside)
+                read.add(id(sequence[0]))
     except _NoFastPath:
         return None
+    for look in walk(delim.ast.body):
+        if isinstance(look, Look) and look.behind and id(look) not in read and _partial_inside(look):
+            return None  # partial matches from inside it could start anywhere: the plain search
     if len(branches) > _MAX_BRANCHES:
         return None
     triggers = tuple(sorted({t for b in branches for t in b.triggers}))

@@ -99,10 +99,10 @@ works like a lexer over the text not yet consumed (the tail):
    `(?<=(?:</arg_value>|<tool_call>\\s*[^\\s<]+)\\s*</tool_call>)`) matches
    at most so many of that character (two), so the text before the
    third-last one before the read position goes (`counted`, found from the
-   right in new text only). A state without a scanner (llama4's
-   implicit region) takes every step unremembered, so its buffer is cut
-   only once longer than LAZY_CUT: a cut at every token would cost more
-   than the short searches it saves.
+   right in new text only). A state without a scanner takes its steps
+   unremembered but those that open or close on a buffer still shorter than
+   LAZY_CUT, and its buffer is cut only once longer than that: a cut at
+   every token would cost more than the short searches it saves.
 5. Transitions. Opening and closing a region (content parsers, transforms,
    tool typing) run the single definitions below (`parse_*`, `Placeholder`,
    `type_tool_calls`), shared with every template, specialised once per
@@ -150,9 +150,16 @@ those characters as one-character trigger strings and answers only when the
 character before the tail is none of them (`_behind_clear`), so argument
 text streams on the common path.
 
-States without a scanner (a delimiter no analysis can bound: a look-behind
-holding `^`, as llama4_pythonic's open, lazy repeats, a trigger of several
-characters that starts with a lead character) always take the general step. A one-character trigger that is a lead character (the
+Look-behinds from inside which the `regex` module reports partial matches
+that end in no trigger string (one holding `^`, or a `\s*` that gives
+characters back by searching for the literal left of it, both in
+llama4_pythonic's open `(?<=^\s*\[.*\))\s*,|(?<=<|python_start|>\s*\[...\))\s*,`)
+are read both ways: their branch's trigger strings, and their last
+characters as `behind` (every such partial match starts right after a `)`).
+
+States without a scanner (a delimiter no analysis can bound: lazy repeats,
+a trigger of several characters that starts with a lead character) always
+take the general step. A one-character trigger that is a lead character (the
 newline of `[ \\t]*\\n`) is allowed: text holding it always takes the search
 and is never a held lead run (`Scanner.lead_triggers`).
 """

@@ -133,6 +133,59 @@ SHAPES.append(
     )
 )
 
+# Opens after `)` read by look-behinds from inside which the `regex` module
+# reports partial matches that end in no trigger string (llama4_pythonic's
+# open): one anchored at the text's start, one whose `\s*` gives characters
+# back by searching forwards for `<py>` (compiler/regex/lookbehind_partial.py).
+# The scanner sends text after a `)` to the search (Pattern.behind).
+INSIDE = {
+    "version": 1,
+    "start_anchor": "<|assistant|>",
+    "fields": {
+        "tool_calls": {
+            "open_pattern": r"(?:^\s*\[|\s*<py>\s*\[|(?<=^\s*\[.*\))\s*,|(?<=<py>\s*\[(?:(?!</py>).)*\))\s*,)"
+            r"\s*(?P<name>[a-z]+)\(",
+            "close_pattern": r"\)(?=\s*,\s*[a-z]+\()|\)\s*\]\s*</py>|\)\s*\]\s*\Z",
+            "repeats": True,
+            "transform": {"name": "{name}", "arguments": "{content}"},
+        },
+        "content": {"close_pattern": r"\s*<end>\s*"},
+    },
+}
+
+SHAPES.append(
+    Shape(
+        "inside",
+        INSIDE,
+        blocks=[
+            "[f(a), g(b)]",
+            "Use f(x)\ng(",
+            "<py>[f(x)]</py>",
+            "<py> [f(a), g(",
+            "b)]</py> then",
+            "x) , y(",
+            "text (note) , more",
+            " <end>",
+            "[f(a)]<end>r(c)\n]<end>",
+            "r(c=1)\n]",
+        ],
+        noise=WHITESPACE_TOKENS
+        + [")", ")\n", ") ", ",", " ,", "(", "[", "]", "\n]", "\ng(", "f(", "<py>", "</py>", "<p", "<end>"],
+        prefixes=["", "<|assistant|>", "<|assistant|>[", "<|assistant|><py>[f(x"],
+    )
+)
+
+
+def test_inside_shape_has_a_scanner(compiled):
+    """The implicit state of the inside shape gets a scanner that knows the
+    look-behinds' last character (it had none while such look-behinds made
+    the delimiter keep the plain search)."""
+    from runtime.core import Scanner
+
+    parser = compiled(SHAPES[3]).ResponseParser
+    scanner = Scanner.of_state(parser.WATCH[-1], parser.FAST.get(-1))
+    assert scanner is not None and scanner.behind == ")"
+
 
 def test_behind_shape_has_scanners(compiled):
     """The look-behind closes give the tool-call state a scanner that knows

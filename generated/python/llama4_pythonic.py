@@ -67,7 +67,15 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
-    "(?:^\\s*\\[|\\s*<\\|python_start\\|>\\s*\\[|(?<=^\\s*\\[.*\\))\\s*,|(?<=<\\|python_start\\|>\\s*\\[(?:(?!<\\|python_end\\|>).)*\\))\\s*,)\\s*(?P<name>[A-Za-z_][\\w.]*)\\("
+    "(?:^\\s*\\[|\\s*<\\|python_start\\|>\\s*\\[|(?<=^\\s*\\[.*\\))\\s*,|(?<=<\\|python_start\\|>\\s*\\[(?:(?!<\\|python_end\\|>).)*\\))\\s*,)\\s*(?P<name>[A-Za-z_][\\w.]*)\\(",
+    leads=(LEAD_0,),
+    branches=(
+        (["["], False, None),
+        (["<|python_start|>"], True, LEAD_0),
+        ([","], False, None),
+        ([","], False, None),
+    ),
+    behind=")",
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -136,6 +144,7 @@ class ResponseParser(StreamParser):
     # Per state: text holding none of these characters (and not ending in a
     # lead character) cannot start a delimiter, so it skips every search.
     FAST = {
+        -1: FastPath("),<[", leads=(LEAD_0,), hold_lead=LEAD_0),
         0: FastPath(")"),
     }
 
