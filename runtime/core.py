@@ -1416,6 +1416,9 @@ class StreamParser:
       CONTEXT  characters kept before the read position for regex
                delimiters: 0 (none needed), k (look-behind width + 1), or
                -1 (all: unbounded look-behind)
+      SCAN_CONTEXT  state -> the same for that state's own delimiters, where
+               it differs: a scan (no transition) reads no more behind, so
+               its remembered answer is keyed on that much (_scan_remembered)
       CUT      with CONTEXT -1, a ContextCut when the compiler bounds every
                unbounded look-behind's walk (else None: all text is kept)
       DEFAULTS the template's defaults
@@ -1427,6 +1430,7 @@ class StreamParser:
     FAST = {}
     START_ANCHOR = None
     CONTEXT = 0
+    SCAN_CONTEXT = {}
     CUT = None
     DEFAULTS = {}
 
@@ -2072,12 +2076,15 @@ class StreamParser:
 
     def _scan_remembered(self, watch, eos):
         """`_scan`, remembered per parser class for short tails: its answer
-        depends only on the state, the unconsumed text with the context
-        regex delimiters read behind it, whether that starts the whole text,
-        and `eos`; stream shapes repeat the same few tails at every call."""
+        depends only on the state, the unconsumed text with the context the
+        state's regex delimiters read behind it (SCAN_CONTEXT: a state that
+        reads nothing behind is keyed on the tail alone, though another
+        state's look-behind makes the template keep more), whether that
+        starts the whole text, and `eos`; stream shapes repeat the same few
+        tails at every call."""
         pos = self._pos
         buf = self._buf
-        context = self.CONTEXT
+        context = self.SCAN_CONTEXT.get(self._state, self.CONTEXT)  # what this state's delimiters read behind
         if (len(buf) > SCAN_CONTEXT_LIMIT) if context < 0 else (len(buf) - pos > 64):
             best, hold = self._scan(watch, eos)
             if best is not None and best[4] is not None:

@@ -152,6 +152,23 @@ def test_repeated_calls_replay_from_the_chain(name, monkeypatch):
     assert taken == [] and len(replayed) >= 240 // 4, (taken[:5], len(replayed))
 
 
+def test_scan_keys_hold_what_the_state_reads_behind():
+    """A remembered scan (`StreamParser._scan_remembered`) is keyed on the
+    context its own state's delimiters read behind the read position
+    (SCAN_CONTEXT), not on the template's CONTEXT: deepseek_v32 keeps 95
+    characters for its tool-call close's look-behind, but its implicit
+    state's scans of delimiter prefixes are keyed on one, so they repeat."""
+    module = load_generated("deepseek_v32")
+    cls = module.ResponseParser
+    assert cls.CONTEXT == 95 and cls.SCAN_CONTEXT == {-1: 1, 0: 1}
+    stream = shape_stream("deepseek_v32", "prefixes", 400, module)
+    parser = cls(stream.prefix)
+    for token in stream.tokens:
+        parser.feed(token)
+    keys = [key for key in cls.__dict__["_SCAN_TABLE"] if key[0] == -1]
+    assert keys and all(key[3] <= 1 for key in keys)
+
+
 def _cut_by_the_rule(rule, text, base, pos, state):
     """`(_base, _anchored_state)` after `_cut_context`, from the ContextCut's
     rule applied to the whole text so far (`text`, up to the buffer's end)

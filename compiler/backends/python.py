@@ -14,7 +14,7 @@ from .. import __version__
 from ..branch_analysis import branch_hint, state_hint
 from ..lookbehind_reach import context_cut
 from ..regex.same_in_re import same_in_re_on_ascii
-from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
+from ..ir import OPEN, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform
 from .literals import python_literal
 
 BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
@@ -203,8 +203,20 @@ def render(program: Program, *, vendored: bool = False) -> str:
             if plan.hold_lead is not None:
                 fast += f", hold_lead={leads[plan.hold_lead]}"
             fast += ")"
+        reaches = [
+            d.reach_back
+            for d in (program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch)
+            if isinstance(d, RegexDelimiter)
+        ]
+        reach = -1 if -1 in reaches else max(reaches, default=0)
         states.append(
-            {"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment, "fast": fast}
+            {
+                "key": -1 if state.region is None else state.region,
+                "watch": watch,
+                "comment": comment,
+                "fast": fast,
+                "reach": None if reach == program.context else reach,
+            }
         )
     cut = _context_cut_code(program)
     used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)

@@ -149,6 +149,11 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<|assistant_start|>"], grows_at_edge=False)
     CONTEXT = -1
+    # Per state, where it differs: what its own delimiters read behind the read position.
+    SCAN_CONTEXT = {
+        0: 1,
+        1: 2,
+    }
     # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
     CUT = ContextCut(2, (("<|tools_suffix|>", 1, 17, "<|tools_prefix|>", None),))
     # What each state searches for: -1 is the implicit region (or null sink),

@@ -139,6 +139,11 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<tool_response|>", "<|turn>model\n"], grows_at_edge=False)
     CONTEXT = 2
+    # Per state, where it differs: what its own delimiters read behind the read position.
+    SCAN_CONTEXT = {
+        -1: 1,
+        0: 1,
+    }
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
     WATCH = {

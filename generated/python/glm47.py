@@ -160,6 +160,11 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<|assistant|></think>", "<|assistant|>"], grows_at_edge=True)
     CONTEXT = -1
+    # Per state, where it differs: what its own delimiters read behind the read position.
+    SCAN_CONTEXT = {
+        -1: 1,
+        0: 1,
+    }
     # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
     CUT = ContextCut(2, (), counted=(("<", 3, 13),))
     # What each state searches for: -1 is the implicit region (or null sink),

@@ -145,6 +145,12 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<|start|>assistant"], grows_at_edge=False)
     CONTEXT = 224
+    # Per state, where it differs: what its own delimiters read behind the read position.
+    SCAN_CONTEXT = {
+        0: 1,
+        1: 1,
+        2: 0,
+    }
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
     WATCH = {

@@ -152,6 +152,11 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Pattern("<\\|start_of_role\\|>assistant(?: [^<]*)?<\\|end_of_role\\|>")
     CONTEXT = 2
+    # Per state, where it differs: what its own delimiters read behind the read position.
+    SCAN_CONTEXT = {
+        -1: 1,
+        0: 1,
+    }
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
     WATCH = {

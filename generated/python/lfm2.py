@@ -157,6 +157,11 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<|im_start|>assistant\n"], grows_at_edge=False)
     CONTEXT = -1
+    # Per state, where it differs: what its own delimiters read behind the read position.
+    SCAN_CONTEXT = {
+        0: 1,
+        1: 2,
+    }
     # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
     CUT = ContextCut(2, (("<|tool_call_end|>", 1, 20, "<|tool_call_start|>", None),))
     # What each state searches for: -1 is the implicit region (or null sink),

@@ -128,6 +128,10 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<|header_start|>assistant<|header_end|>\n\n"], grows_at_edge=False)
     CONTEXT = -1
+    # Per state, where it differs: what its own delimiters read behind the read position.
+    SCAN_CONTEXT = {
+        0: 1,
+    }
     # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
     CUT = ContextCut(
         2, (("<|python_end|>", 1, 17, "[", "\\s"),), anchored="\\A(?:\\s*\\[)", sentinel="\x00"

@@ -144,6 +144,10 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Pattern("<beginning_of_sentence>ai name=[^\\n<]*\\n")
     CONTEXT = 2
+    # Per state, where it differs: what its own delimiters read behind the read position.
+    SCAN_CONTEXT = {
+        0: 1,
+    }
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
     WATCH = {

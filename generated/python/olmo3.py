@@ -154,6 +154,11 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<|im_start|>assistant\n"], grows_at_edge=False)
     CONTEXT = -1
+    # Per state, where it differs: what its own delimiters read behind the read position.
+    SCAN_CONTEXT = {
+        0: 1,
+        1: 1,
+    }
     # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
     CUT = ContextCut(2, (("</function_calls>", 1, 17, "<function_calls>", None),))
     # What each state searches for: -1 is the implicit region (or null sink),
