@@ -205,7 +205,9 @@ def render(program: Program, *, vendored: bool = False) -> str:
             fast += ")"
         reaches = [
             d.reach_back
-            for d in (program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch)
+            for d in (
+                program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch
+            )
             if isinstance(d, RegexDelimiter)
         ]
         reach = -1 if -1 in reaches else max(reaches, default=0)
