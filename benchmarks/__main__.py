@@ -443,15 +443,17 @@ def merge_parts(paths: list[Path], out: Path) -> int:
     names = template_names()
     rows.sort(key=lambda row: names.index(row["template"]) if row["template"] in names else len(names))
     growth = {name: value for part in parts for name, value in part["growth"].items()}
-    failures = [failure for part in parts for failure in part["failures"]]
+    failures = _failures(rows, growth)
     lines = [line for part in parts for line in part["lines"]]
     lines = [line for line in lines if not line.startswith("  BELOW TARGET:") and " measurements, " not in line]
     lines.append(f"\nmerged from {len(parts)} parts: {len(rows)} measurements, {len(failures)} below target")
     lines += [f"  BELOW TARGET: {failure}" for failure in failures]
     results = {
         **{key: first[key] for key in ("machine", "mode", "repeat", "shape_tokens", "targets")},
+        "date": max(part.get("date", "") for part in parts),
         "seconds": max(part["seconds"] for part in parts),
         "parts": len(parts),
+        "part_modes": [{"mode": part["mode"], "repeat": part["repeat"]} for part in parts],
         "rows": rows,
         "growth": growth,
         "failures": failures,
