@@ -1131,7 +1131,8 @@ STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (se
 LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
 LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _append)
 CUT_DONE, UNCUT = -1, -2  # what _append did about the ContextCut when it left no cut to _step
-CHAIN_LIMIT = 64  # most texts remembered after one remembered step (see _feed_general)
+CHAIN_LIMIT = 16  # most texts remembered after one remembered step (see _feed_general): with the
+# step table's bound, at most PLAIN_TOKENS * CHAIN_LIMIT entries per parser class
 SCAN_CONTEXT_LIMIT = 128  # with CONTEXT -1: longest buffer whose scan is remembered (see _scan_remembered)
 ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (see _step)
 HOT_MODE, LEAD_HOT_MODE = 1, 2  # the common path a remembered step leaves open (see _step)

@@ -171,6 +171,24 @@ def test_prepared_parser_matches_reference(name, text, args):
         assert same(actual, expected), (actual, expected)
 
 
+@pytest.mark.parametrize(
+    "value_parser",
+    [{"name": "json", "args": {"allow_non_json": True}}, {"name": "int"}, {"args": {"strip": False}}, {}],
+)
+def test_value_parser_is_prepared_once(value_parser, monkeypatch):
+    """A well-formed value parser is prepared with its field (`_value_parser`):
+    at the close nothing reads it again through `_parse_value`."""
+    parse = core.xml_inline_parser({"tag_pattern": XML, "value_parser": value_parser})
+    args = {"tag_pattern": XML, "value_parser": value_parser}
+    expected = ref_parsers.parse_content("<a> 1 </a>", "xml-inline", args)
+
+    def read_again(raw, parser):
+        raise AssertionError("the value parser was read at the close")
+
+    monkeypatch.setattr(core, "_parse_value", read_again)
+    assert parse("<a> 1 </a>") == expected
+
+
 TYPES = [
     ("integer",),
     ("number",),

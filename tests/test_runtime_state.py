@@ -152,6 +152,65 @@ def test_repeated_calls_replay_from_the_chain(name, monkeypatch):
     assert taken == [] and len(replayed) >= 240 // 4, (taken[:5], len(replayed))
 
 
+@pytest.mark.parametrize(
+    "chunks, mode, in_lead",
+    [(["<think>"], "_hot", False), (["<think>abc \n"], "_lead_hot", False), (["\n\n"], None, True)],
+)
+def test_a_replayed_step_leaves_what_the_step_left(chunks, mode, in_lead):
+    """A remembered step records what `_note_held` decided after it: the
+    common path it opened (all tokens routed: `_hot`; a trailing run of the
+    hold lead held: `_lead_hot`) or, before any region text, whether the
+    held text is all hold lead (`_held_in_lead`: the next lead token joins
+    it without a step); a replay sets the same, so the next token takes the
+    same path after a replay as after the first time."""
+    cls = load_generated("qwen3").ResponseParser
+    for _ in range(2):  # the first records the step, the second replays it
+        parser = cls("")
+        for chunk in chunks:
+            parser.feed(chunk)
+        for attribute in ("_hot", "_lead_hot"):
+            assert (getattr(parser, attribute) is not None) == (attribute == mode)
+        assert parser._held_in_lead is in_lead
+
+
+@pytest.mark.parametrize("name", ["apertus", "glm47", "lfm2", "llama4_pythonic", "olmo3"])
+def test_a_step_that_takes_its_cut_is_keyed_by_the_bookkeeping(name, monkeypatch):
+    """A step that takes its ContextCut with it (`_uncut` set by `_append`)
+    is keyed with the number of the cut's bookkeeping (`_cut_id`): that
+    number names exactly the bookkeeping the parser holds (a key with no
+    number, or a stale one, would replay a cut made from other positions)."""
+    module = load_generated(name)
+    original = core.StreamParser._step
+    checked = []
+
+    def step(self, events, scanner):
+        if self._uncut >= 0:
+            number = self._cut_id
+            assert type(number) is int
+            if not self._cut_stale:  # the lists are the bookkeeping: number them afresh
+                self._cut_id = None
+                assert self._cut_state_id() == number
+            checked.append(number)
+        return original(self, events, scanner)
+
+    monkeypatch.setattr(core.StreamParser, "_step", step)
+    for shape in ("calls", "prose", "lone_lt", "prefixes", "code"):
+        try:
+            stream = shape_stream(name, shape, 300, module, seed=7)
+        except Exception:  # noqa: BLE001 - a shape the template does not have
+            continue
+        # the tokens, then the same with a long chunk among them: its cut is
+        # taken by _append (the buffer is longer than STEP_LIMIT), and the
+        # steps after it must number the bookkeeping that cut left
+        tokens = stream.tokens
+        for chunks in (tokens, tokens[:50] + ["".join(tokens[50:150])] + tokens[150:]):
+            parser = module.ResponseParser(stream.prefix)
+            for chunk in chunks:
+                parser.feed(chunk)
+            parser.finalize()
+    assert len(checked) > 10
+
+
 def test_scan_keys_hold_what_the_state_reads_behind():
     """A remembered scan (`StreamParser._scan_remembered`) is keyed on the
     context its own state's delimiters read behind the read position
@@ -359,6 +418,28 @@ def test_context_cut_is_where_the_rule_says_on_every_vector(monkeypatch):
                 parse(cls, case["prefix"], case["chunks"], case["tools"])
     assert not wrong, wrong[:5]
     assert sum(calls) > 50 and len(calls) > sum(calls), (len(calls), sum(calls))
+
+
+@pytest.mark.parametrize("name", ["apertus", "glm47", "lfm2", "llama4_pythonic", "olmo3"])
+def test_context_cut_is_where_the_rule_says_after_replays(name, monkeypatch):
+    """The cut check on the benchmark's stream shapes, each parsed twice (the
+    second time its steps replay their cuts, leaving the bookkeeping as a
+    number, see `_restore_cut_state`), then with a long chunk among the
+    tokens: that chunk's cut, taken by _append from the restored
+    bookkeeping, and every cut after it, must be where the rule says."""
+    parse, calls, wrong = _checked_cuts(monkeypatch)
+    module = load_generated(name)
+    cls = module.ResponseParser
+    for shape in ("calls", "prose", "lone_lt", "prefixes", "code"):
+        try:
+            stream = shape_stream(name, shape, 300, module, seed=11)
+        except Exception:  # noqa: BLE001 - a shape the template does not have
+            continue
+        tokens = stream.tokens
+        for chunks in (tokens, tokens, tokens[:120] + ["".join(tokens[120:220])] + tokens[220:]):
+            parse(cls, stream.prefix, chunks)
+    assert not wrong, wrong[:5]
+    assert sum(calls) > 10, (len(calls), sum(calls))
 
 
 def _cut_pieces(rule, delimiters):
