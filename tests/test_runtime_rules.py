@@ -189,6 +189,29 @@ def test_value_parser_is_prepared_once(value_parser, monkeypatch):
     assert parse("<a> 1 </a>") == expected
 
 
+@pytest.mark.parametrize(
+    "name, args, generic",
+    [
+        ("json", {"allow_non_json": True}, "parse_json"),
+        ("json", {}, "parse_json"),
+        ("xml-inline", {"tag_pattern": XML}, "xml_inline_parser"),
+    ],
+)
+def test_field_parser_is_prepared_once(name, args, generic, monkeypatch):
+    """A field's json parser without rewrites tries json.loads first and an
+    xml-inline one is built once (`prepared_parser`): parsing a body reaches
+    neither the generic json parser nor the xml-inline builder again."""
+    parse = core.prepared_parser(name, args)
+    text = '{"a": 1}' if name == "json" else "<a>1</a>"
+    expected = ref_parsers.parse_content(text, name, args)
+
+    def again(*_):
+        raise AssertionError(f"{generic} ran at the close")
+
+    monkeypatch.setattr(core, generic, again)
+    assert parse(text) == expected
+
+
 TYPES = [
     ("integer",),
     ("number",),
