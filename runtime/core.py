@@ -54,7 +54,9 @@ works like a lexer over the text not yet consumed (the tail):
    their alternation (`Pattern.finder`), and the scanner is skipped (the
    search reads the text once anyway). The answer
    of a scan for a short tail is a
-   function of the state, the tail with its context, whether it starts the
+   function of the state, the tail with the context the state's own
+   delimiters read behind it (SCAN_CONTEXT, which may be less than the
+   template's CONTEXT), whether it starts the
    text, and end of stream, so it is remembered per parser class: streams of
    many small tool calls repeat the same few tails at every call.
    Remembered steps (`_step`). A whole general step, from a just-trimmed
@@ -106,7 +108,9 @@ works like a lexer over the text not yet consumed (the tail):
 5. Transitions. Opening and closing a region (content parsers, transforms,
    tool typing) run the single definitions below (`parse_*`, `Placeholder`,
    `type_tool_calls`), shared with every template, specialised once per
-   field where that pays: a transform is compiled once into one Python
+   field where that pays: a field's content parser reads its arguments
+   once (`prepared_parser`: xml-inline's value parser prepared with it), a
+   transform is compiled once into one Python
    expression building its value (`transform_builder`), json without dialect
    options tries `json.loads` first, through json's own scanner without the
    whitespace regexes around it (`json_loads`), the dialects' string
