@@ -139,6 +139,10 @@ class Program:
     # 0 (no regex delimiters), k (the largest reach_back), or -1 (all).
     context: int = 0
 
+    def watched(self, state: State) -> list[Delimiter]:
+        """The delimiters `state` searches for, in its watch order."""
+        return [self.fields[w.field].open if w.kind == OPEN else self.fields[w.field].close for w in state.watch]
+
 
 # --------------------------------------------------------------------------
 # Stable text form, for `python -m compiler ir` and golden tests.

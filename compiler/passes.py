@@ -66,12 +66,16 @@ def plan_states(program: Program) -> Program:
     return dataclasses.replace(program, states=tuple(states))
 
 
+def reach_back_of(delims: list[Delimiter | None]) -> int:
+    """How much consumed text these delimiters read behind the read
+    position: 0 (no regex among them), k (the largest reach_back), or -1."""
+    reaches = [d.reach_back for d in delims if isinstance(d, RegexDelimiter)]
+    return -1 if -1 in reaches else max(reaches, default=0)
+
+
 def plan_context(program: Program) -> Program:
     """How much consumed text the parser must keep for its regex delimiters."""
-    delims = [d for f in program.fields for d in (f.open, f.close) if isinstance(d, RegexDelimiter)]
-    reaches = [d.reach_back for d in delims]
-    context = -1 if -1 in reaches else max(reaches, default=0)
-    return dataclasses.replace(program, context=context)
+    return dataclasses.replace(program, context=reach_back_of([d for f in program.fields for d in (f.open, f.close)]))
 
 
 def _hinted(delim: Delimiter | None) -> Delimiter | None:
@@ -94,9 +98,7 @@ def plan_fast_paths(program: Program) -> Program:
         return program  # look-behind needs every character kept: no skipping
     states = []
     for state in program.states:
-        delims = [
-            program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch
-        ]
+        delims = program.watched(state)
         states.append(dataclasses.replace(state, fast=merge_fast_paths([fast_path_of(d) for d in delims])))
     return dataclasses.replace(program, states=tuple(states))
 

@@ -88,7 +88,7 @@ works like a lexer over the text not yet consumed (the tail):
    steps see the same short buffer at every call. The cut is itself a
    function of the buffer, the read position and the cut's bookkeeping
    (where the last barrier, head or counted character was seen, relative
-   to the buffer; numbered once per state, `_cut_state_id`), so a step on
+   to the buffer; numbered once per parser class, `_cut_state_id`), so a step on
    a short buffer takes its cut with it and a replay replays the cut too. The text before the
    first `<|tools_prefix|>` after that barrier goes too (the look-behind
    finds no head in it: it answers as the text's start would), which keeps
@@ -1644,9 +1644,7 @@ class StreamParser:
             # The general step without the scanner (SPEC, steps 1-5).
             if self._stale:
                 self._materialize()
-            self._append(text)
-            events = []
-            known = self._step(events, None)
+            asked = None
         elif self._stale:
             # The buffer is behind (see _materialize); the held text is the
             # pieces (a lead run, or what the scanner held last time).
@@ -1675,16 +1673,15 @@ class StreamParser:
                     self._lead_hot = None
                 return events
             self._materialize()
-            self._append(text)
-            events = []
-            known = self._step(events, None)
+            asked = None
         else:
             if self._held_in_lead and scanner.hold_lead.holds(text) and not scanner.lead_triggers_in(text):
                 self._pieces.append(text)  # the pending match stays where it is
                 return []
-            self._append(text)
-            events = []
-            known = self._step(events, scanner)
+            asked = scanner
+        self._append(text)
+        events = []
+        known = self._step(events, asked)
         if chain is not None and known is not None and len(chain) < CHAIN_LIMIT:
             chain[text] = known
         return events
@@ -1933,8 +1930,9 @@ class StreamParser:
         barrier before it, or none, is None (with a head, the look-behind
         reads from the head or the read position, not from such a barrier;
         without one, the cut is at most `before` characters ahead of the
-        last barrier, so none is ever before the buffer's start)."""
-        if self._cut_stale:
+        last barrier, so none is ever before the buffer's start). The number
+        is kept until the bookkeeping changes (_cut_context forgets it)."""
+        if self._cut_id is not None:
             return self._cut_id
         base = self._base
         state = (
@@ -1996,12 +1994,11 @@ class StreamParser:
             # it: the cut is a function of this buffer, the read position
             # and the bookkeeping (_cut_state_id), so both are recorded as one.
             if self._scanner is None and len(buf) <= LAZY_CUT:
-                known = self._cut_id is not None or self._cut_state_id() is not None
-                self._uncut = UNCUT if known else CUT_DONE
+                self._uncut = CUT_DONE if self._cut_state_id() is None else UNCUT
             elif (
                 self._scanner is not None
                 and len(buf) + len(held) + len(text) <= STEP_LIMIT
-                and (self._cut_id is not None or self._cut_state_id() is not None)
+                and self._cut_state_id() is not None
             ):
                 self._uncut = len(buf)
             else:

@@ -21,7 +21,7 @@ import pytest
 from compiler.vectors import VECTORS_DIR, read_json_lines
 from conftest import load_generated
 from runtime import core
-from benchmarks.shapes import shape_stream
+from benchmarks.shapes import NotApplicable, shape_stream
 from test_vectors import module_for
 
 
@@ -194,21 +194,29 @@ def test_a_step_that_takes_its_cut_is_keyed_by_the_bookkeeping(name, monkeypatch
         return original(self, events, scanner)
 
     monkeypatch.setattr(core.StreamParser, "_step", step)
-    for shape in ("calls", "prose", "lone_lt", "prefixes", "code"):
-        try:
-            stream = shape_stream(name, shape, 300, module, seed=7)
-        except Exception:  # noqa: BLE001 - a shape the template does not have
-            continue
-        # the tokens, then the same with a long chunk among them: its cut is
-        # taken by _append (the buffer is longer than STEP_LIMIT), and the
-        # steps after it must number the bookkeeping that cut left
-        tokens = stream.tokens
-        for chunks in (tokens, tokens[:50] + ["".join(tokens[50:150])] + tokens[150:]):
-            parser = module.ResponseParser(stream.prefix)
+    # the tokens, then the same with a long chunk among them: its cut is
+    # taken by _append (the buffer is longer than STEP_LIMIT), and the
+    # steps after it must number the bookkeeping that cut left
+    for prefix, tokens, with_long_chunk in _cut_streams(name, module, seed=7, joined=(50, 150)):
+        for chunks in (tokens, with_long_chunk):
+            parser = module.ResponseParser(prefix)
             for chunk in chunks:
                 parser.feed(chunk)
             parser.finalize()
     assert len(checked) > 10
+
+
+def _cut_streams(name, module, seed, joined):
+    """(prefix, tokens, the tokens with tokens[start:end] joined into one
+    long chunk) for each stream shape the template has, of 300 tokens."""
+    start, end = joined
+    for shape in ("calls", "prose", "lone_lt", "prefixes", "code"):
+        try:
+            stream = shape_stream(name, shape, 300, module, seed=seed)
+        except NotApplicable:
+            continue
+        tokens = stream.tokens
+        yield stream.prefix, tokens, tokens[:start] + ["".join(tokens[start:end])] + tokens[end:]
 
 
 def test_scan_keys_hold_what_the_state_reads_behind():
@@ -430,14 +438,9 @@ def test_context_cut_is_where_the_rule_says_after_replays(name, monkeypatch):
     parse, calls, wrong = _checked_cuts(monkeypatch)
     module = load_generated(name)
     cls = module.ResponseParser
-    for shape in ("calls", "prose", "lone_lt", "prefixes", "code"):
-        try:
-            stream = shape_stream(name, shape, 300, module, seed=11)
-        except Exception:  # noqa: BLE001 - a shape the template does not have
-            continue
-        tokens = stream.tokens
-        for chunks in (tokens, tokens, tokens[:120] + ["".join(tokens[120:220])] + tokens[220:]):
-            parse(cls, stream.prefix, chunks)
+    for prefix, tokens, with_long_chunk in _cut_streams(name, module, seed=11, joined=(120, 220)):
+        for chunks in (tokens, tokens, with_long_chunk):
+            parse(cls, prefix, chunks)
     assert not wrong, wrong[:5]
     assert sum(calls) > 0, (len(calls), sum(calls))  # (fewer once other tests filled the tables)
 

@@ -165,7 +165,7 @@ def _hold_lead_code(program: Program, state, sets: _Sets) -> str | None:
     read position, so such text is held without a search. States with
     alternatives read by their look-behind (`(?<=\\})\\s*\\Z`) get none: those
     could match right after the character before the read position."""
-    delims = [program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch]
+    delims = program.watched(state)
     if not delims:
         return None
     plan = state.fast if state.fast is not None else state_hint(delims)

@@ -14,7 +14,8 @@ from .. import __version__
 from ..branch_analysis import branch_hint, state_hint
 from ..lookbehind_reach import context_cut
 from ..regex.same_in_re import same_in_re_on_ascii
-from ..ir import OPEN, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform
+from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
+from ..passes import reach_back_of
 from .literals import python_literal
 
 BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
@@ -130,7 +131,7 @@ def transform_code(node: Transform) -> str:
 def _state_fast(program: Program, state):
     """A state's fast path when the whole-pattern analysis gave none: from
     its delimiters' alternatives (compiler/branch_analysis.py)."""
-    delims = [program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch]
+    delims = program.watched(state)
     return state_hint(delims) if delims else None
 
 
@@ -203,14 +204,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
             if plan.hold_lead is not None:
                 fast += f", hold_lead={leads[plan.hold_lead]}"
             fast += ")"
-        reaches = [
-            d.reach_back
-            for d in (
-                program.fields[w.field].open if w.kind == OPEN else program.fields[w.field].close for w in state.watch
-            )
-            if isinstance(d, RegexDelimiter)
-        ]
-        reach = -1 if -1 in reaches else max(reaches, default=0)
+        reach = reach_back_of(program.watched(state))
         states.append(
             {
                 "key": -1 if state.region is None else state.region,
