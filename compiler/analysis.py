@@ -24,7 +24,7 @@ import regex
 
 from .ir import Delimiter, LiteralDelimiter
 from .regex.analysis import has_lazy, lookbehind_width
-from .regex.nodes import Alt, Anchor, Category, Char, Class, Concat, Group, Look, Node, Range, Repeat
+from .regex.nodes import BOS, START, Alt, Anchor, Category, Char, Class, Concat, Group, Look, Node, Range, Repeat, root_of, walk
 from .regex.syntax import to_source
 
 _MAX_SET = 256
@@ -158,6 +158,18 @@ def reach_back(ast) -> int:
         return -1
     width = lookbehind_width(ast)
     return -1 if width is None else width + 1
+
+
+def reads_behind(ast) -> bool:
+    """Whether a match may read anything before the search position (a
+    look-behind, \\b or \\B, or ^ and \\A, which hold only where nothing
+    precedes): reach_back counts one character for any regex, this tells
+    the ones that need none. True outside the project's grammar (no AST)."""
+    if ast is None:
+        return True
+    if lookbehind_width(ast) != 0:
+        return True
+    return any(isinstance(node, Anchor) and node.kind in (BOS, START) for node in walk(root_of(ast)))
 
 
 def fast_path_of(delim: Delimiter) -> FastPath | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .analysis import fast_path_of, merge_fast_paths
+from .analysis import fast_path_of, merge_fast_paths, reads_behind
 from .ir import CLOSE, OPEN, Delimiter, LiteralDelimiter, Program, RegexDelimiter, State, Watch
 
 # Characters that make a regex more than a plain literal.
@@ -71,6 +71,13 @@ def reach_back_of(delims: list[Delimiter | None]) -> int:
     position: 0 (no regex among them), k (the largest reach_back), or -1."""
     reaches = [d.reach_back for d in delims if isinstance(d, RegexDelimiter)]
     return -1 if -1 in reaches else max(reaches, default=0)
+
+
+def blind(delims: list[Delimiter | None]) -> bool:
+    """Whether these delimiters read nothing behind the read position
+    (literals, and regexes without look-behinds or start anchors): a whole
+    text that starts in such a state is searched without the context before it."""
+    return not any(reads_behind(d.ast) for d in delims if isinstance(d, RegexDelimiter))
 
 
 def plan_context(program: Program) -> Program:

@@ -47,6 +47,28 @@ def assert_same_behaviour(template, module, prefix, chunks, tools=None):
         )
 
 
+def _whole_outcome(parse):
+    try:
+        return ("message", parse())
+    except Exception as error:  # noqa: BLE001 - compared by class
+        return ("error", type(error))
+
+
+def assert_same_whole(template, module, prefix, text, tools=None):
+    """`parse_response` on a whole text (its own path: a text longer than
+    SETTLE_LIMIT goes straight to the search, perhaps without its context)
+    against the reference's: the message, or the exception class."""
+    from transformers.utils.chat_parsing import parse_response
+
+    expected = _whole_outcome(lambda: parse_response(text, template, prefix=prefix, tools=tools))
+    actual = _whole_outcome(lambda: module.parse_response(text, prefix=prefix, tools=tools))
+    if not same(expected, actual):
+        raise AssertionError(
+            f"compiled parse_response diverges from the reference\n  prefix={prefix!r}\n  text={text!r}\n"
+            f"  tools={tools!r}\n  reference={expected!r}\n  compiled ={actual!r}"
+        )
+
+
 # Templates on which a port may cut chunks differently from the reference while
 # the message and the exception class must still agree. Empty: the ports
 # reproduce the regex module's partial matches inside look-behinds (glm47,

@@ -39,13 +39,13 @@ def test_state_stays_bounded_on_a_long_stream(name, monkeypatch):
     searched = []
     original_find, original_search = core.Literals.find, core.Pattern.search
 
-    def find(self, buf, pos, base, memo):
+    def find(self, buf, pos, base, memo, *rest):
         searched.append(len(buf) - pos)
-        return original_find(self, buf, pos, base, memo)
+        return original_find(self, buf, pos, base, memo, *rest)
 
-    def search(self, buf, pos, partial):
+    def search(self, buf, pos, partial, *rest):
         searched.append(len(buf) - pos)
-        return original_search(self, buf, pos, partial)
+        return original_search(self, buf, pos, partial, *rest)
 
     monkeypatch.setattr(core.Literals, "find", find)
     monkeypatch.setattr(core.Pattern, "search", search)
@@ -155,9 +155,10 @@ def _count_examined(monkeypatch):
         monkeypatch.setattr(cls, name, wrapper)
 
     counting(core.Scanner, "hold", lambda self, tail: len(tail) * (len(self.strings) + 1))
-    counting(core.Literals, "find", lambda self, buf, pos, base, memo: len(buf) - pos)
+    counting(core.Literals, "find", lambda self, buf, pos, base, memo, *bounds: len(buf) - pos)
+    counting(core.Horizon, "first", lambda self, buf, pos, base, memo: (len(buf) - pos) * len(self.searches))
     counting(core.Literals, "partial_start", lambda self, buf, pos: min(len(buf) - pos, self.longest))
-    counting(core.Pattern, "search", lambda self, buf, pos, partial: len(buf) - pos)
+    counting(core.Pattern, "search", lambda self, buf, pos, partial, *bounds: len(buf) - pos)
     counting(core.StreamParser, "_feed_new_token", lambda self, hot, text, held: len(text) + len(held))
     counting(core.StreamParser, "_feed_lead_end", lambda self, hot, text, held: len(text))
     return counter

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.shapes import SHAPES, NotApplicable, load_template, mixed_stream, shape_stream, template_names
 from conftest import load_generated
-from differential import assert_same_behaviour
+from differential import assert_same_behaviour, assert_same_whole
 
 TOKENS = 150
 
@@ -69,6 +69,7 @@ def test_long_whole_text_matches_reference(name):
     assert len(stream.text) > 2 * LONG_TEXT
     template = load_template(name)
     assert_same_behaviour(template, module, stream.prefix, [stream.text])
+    assert_same_whole(template, module, stream.prefix, stream.text)
     quarter = len(stream.text) // 4
     pieces = [stream.text[i : i + quarter] for i in range(0, len(stream.text), quarter)]
     assert_same_behaviour(template, module, stream.prefix, pieces)

@@ -15,7 +15,7 @@ from ..branch_analysis import branch_hint, state_hint
 from ..lookbehind_reach import context_cut
 from ..regex.same_in_re import same_in_re_on_ascii
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
-from ..passes import reach_back_of
+from ..passes import blind, reach_back_of
 from .literals import python_literal
 
 BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
@@ -212,6 +212,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
                 "comment": comment,
                 "fast": fast,
                 "reach": None if reach == program.context else reach,
+                "blind": program.context > 0 and blind(program.watched(state)),
             }
         )
     cut = _context_cut_code(program)

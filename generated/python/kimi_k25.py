@@ -142,6 +142,9 @@ class ResponseParser(StreamParser):
     DEFAULTS = {"role": "assistant"}
     START_ANCHOR = Literals(["<|im_assistant|>assistant<|im_middle|>"], grows_at_edge=False)
     CONTEXT = 1
+    # States whose delimiters read nothing behind the read position: a whole
+    # text that starts in one is searched without the context before it.
+    BLIND = frozenset({-1, 0, 1})
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
     WATCH = {
