@@ -430,6 +430,22 @@ def parse_content(text, name, args):
     return CONTENT_PARSERS[name](text, args)
 
 
+def join_stripped(pieces):
+    """`"".join(pieces).strip()` with one copy instead of two: the
+    whitespace-only pieces at either end are dropped and the end pieces
+    stripped before the join (a region streamed as 20,000 tokens would
+    otherwise be copied by the join and again by the strip)."""
+    first, last = 0, len(pieces)
+    while first < last and (not pieces[first] or pieces[first].isspace()):
+        first += 1
+    while last > first and (not pieces[last - 1] or pieces[last - 1].isspace()):
+        last -= 1
+    if last - first < 2:
+        return pieces[first].strip() if first < last else ""
+    inner = pieces[first + 1 : last - 1]
+    return "".join([pieces[first].lstrip(), *inner, pieces[last - 1].rstrip()])
+
+
 def prepared_parser(name, args):
     """`parse_content(text, name, args)` as a function of the text, its
     `args` read once: a field's parser runs at every close, and on short
@@ -600,6 +616,7 @@ class Field:
         "close",
         "parser",
         "build",
+        "strips",
     )
 
     def __init__(
@@ -632,6 +649,9 @@ class Field:
         # The content parser and the transform, prepared once (see value_of).
         self.parser = prepared_parser(content, self.content_args)  # the compiler refuses other names
         self.build = None if transform is None else transform_builder(transform)
+        # text content stripped (the default): the body is joined stripped (join_stripped)
+        args = self.content_args
+        self.strips = content == "text" and type(args) is dict and bool(args.get("strip", True))
 
     def value_of(self, body, captures):
         """Parse a closed region's body and apply the transform."""
@@ -1098,8 +1118,13 @@ class Horizon:
         groups = {}
         for string in sorted(strings):
             groups.setdefault(string[0], []).append(string)
+        # (str.find's string or the group's alternation, longest, shortest)
         self.searches = tuple(
-            (members[0] if len(members) == 1 else re.compile("|".join(map(re.escape, members))), max(map(len, members)))
+            (
+                members[0] if len(members) == 1 else re.compile("|".join(map(re.escape, members))),
+                max(map(len, members)),
+                min(map(len, members)),
+            )
             for members in groups.values()
         )
 
@@ -1122,7 +1147,7 @@ class Horizon:
         """Start of the leftmost string from `pos`, or len(buf) when none."""
         best = size = len(buf)
         pos_abs = base + pos
-        for key, width in self.searches:
+        for key, width, shortest in self.searches:
             cached = memo.get(key)
             if cached is not None and cached[0] >= pos_abs:
                 found = cached[0] - base
@@ -1133,7 +1158,7 @@ class Horizon:
             start = pos
             if cached is not None and cached[0] < 0:
                 start = max(pos, cached[1] - width + 1 - base)
-            if limit - start < width:
+            if limit - start < shortest:
                 continue  # read already (or nothing earlier fits)
             if type(key) is str:
                 found = buf.find(key, start, limit)
@@ -1224,6 +1249,7 @@ SETTLE_LIMIT = 1024  # longest rest after a transition the scanner answers for (
 LEARN_LIMIT = 64  # longest text kept in a scanner's table of plain tokens
 STEP_LIMIT = 256  # longest unconsumed text whose general step is remembered (see _step)
 LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
+HELD_WHOLE = -2  # Scanner.trigger_holds: the token is held whole, and is no lead run
 LAZY_CUT = 96  # a state without a scanner cuts its buffer only from this length on (see _append)
 CUT_DONE, UNCUT = -1, -2  # what _append did about the ContextCut when it left no cut to _step
 CHAIN_LIMIT = 16  # most texts remembered after one remembered step (see _feed_general): with the
@@ -1279,6 +1305,7 @@ class Scanner:
         "plain",
         "lead_end",
         "holds",
+        "trigger_holds",
         "lead_triggers",
         "behind",
     )
@@ -1317,6 +1344,11 @@ class Scanner:
         # token -> where that run starts.
         self.lead_end = {}
         self.holds = {}  # short tail -> hold (see hold)
+        # Tokens with a trigger character met on the common path with
+        # nothing held: token -> its hold, or HELD_WHOLE when all of it is
+        # held and it is no run of the hold lead (a lone `<`): answered at
+        # once (see StreamParser._feed_new_token).
+        self.trigger_holds = {}
         # One-character trigger strings that are lead characters too (the
         # `\n` of `[ \t]*\n`): text holding one is never a lead run to
         # skip (see of_state, StreamParser._feed_general and _note_held).
@@ -1547,7 +1579,7 @@ class StreamParser:
         self._matches = {}  # pattern -> its last search (see _scan); emptied as the buffer grows
         self._pieces = []  # held text not yet joined onto _buf (see feed)
         self._held_in_lead = False
-        self._hot = None  # the state's Scanner while the common path is open
+        self._hot = None  # the state's Scanner's plain tokens while the common path is open
         self._lead_hot = None  # the same while a run of its hold lead is held
         self._held_hot = None  # the same while other text it held waits for the next token (see _hold_tail)
         self._hot_from = 0  # body pieces before that are in the buffer
@@ -1583,6 +1615,7 @@ class StreamParser:
         self._enter_implicit()
         self._captures = {}
         self._body = []
+        self._append_body = self._body.append  # the common path's (kept with _body)
         self._opened = False
         self._finalized = False
         self.initial_events = []
@@ -1633,18 +1666,18 @@ class StreamParser:
 
     def feed(self, text):
         """Add generated text; return the events it completes."""
-        hot = self._hot
-        if hot is not None:
+        plain = self._hot
+        if plain is not None:
             # The common path: nothing held, the region open, and a token
             # the state's scanner knows holds no trigger character and does
             # not end in a lead character, so no delimiter can match or be
             # pending in it (see Scanner): it is routed as it is. The buffer
             # is brought up to date lazily (see _materialize) from the body,
             # which holds these tokens anyway.
-            if text in hot.plain:
-                self._body.append(text)
+            if text in plain:
+                self._append_body(text)
                 return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
-            return self._feed_new_token(hot, text, ())
+            return self._feed_new_token(self._scanner, text, ())
         hot = self._lead_hot
         if hot is not None:
             # A run of the state's hold lead is held (the pieces): a plain
@@ -1653,7 +1686,7 @@ class StreamParser:
                 text = "".join(self._pieces) + text
                 self._pieces = []
                 self._lead_hot = None
-                self._hot = hot
+                self._hot = hot.plain
                 self._body.append(text)
                 return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
             return self._feed_new_token(hot, text, self._pieces)
@@ -1670,6 +1703,15 @@ class StreamParser:
         start = hot.lead_end.get(text)
         if start is not None:
             return self._hold_run(hot, text, held, start)
+        known = hot.trigger_holds.get(text)
+        if known is not None and not held and not self._pieces and self._chain is None:
+            # what _feed_trigger and _hold_tail did when they met it
+            if known == HELD_WHOLE:
+                self._hot = None
+                self._pieces = [text]
+                self._held_hot = hot
+                return []
+            return self._hold_tail(hot, text, known)
         if not text:
             return self._feed_general(text)
         single = hot.single
@@ -1688,7 +1730,7 @@ class StreamParser:
             text = "".join(held) + text
             self._pieces = []
             self._lead_hot = None
-            self._hot = hot
+            self._hot = hot.plain
         self._body.append(text)
         return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
 
@@ -1702,7 +1744,10 @@ class StreamParser:
             if len(tail) <= SETTLE_LIMIT:
                 hold = hot.hold(tail)
                 if hold >= 0:
-                    return self._hold_tail(hot, tail, hold)
+                    events = self._hold_tail(hot, tail, hold)
+                    if not pieces and len(hot.trigger_holds) < PLAIN_TOKENS:
+                        hot.trigger_holds[text] = HELD_WHOLE if not hold and self._held_hot is hot else hold
+                    return events
         return self._feed_general(text)
 
     def _feed_held(self, scanner, text):
@@ -1713,7 +1758,14 @@ class StreamParser:
         if text and len(text) <= SETTLE_LIMIT:
             tail = self._pieces[0] + text
             if len(tail) <= SETTLE_LIMIT:
-                hold = scanner.hold(tail)
+                hold = scanner.holds.get(tail)
+                if hold is None:
+                    hold = scanner.hold(tail)
+                if hold == len(tail):  # all of it routed (_hold_tail's last case)
+                    self._pieces = []
+                    self._hot = scanner.plain
+                    self._body.append(tail)
+                    return [{"type": "region_chunk", "field": self._name, "text": tail, "dirty": self._dirty}]
                 if hold >= 0:
                     return self._hold_tail(scanner, tail, hold)
         return self._feed_general(text)
@@ -1739,7 +1791,7 @@ class StreamParser:
                 self._held_hot = scanner
         else:
             self._pieces = []
-            self._hot = scanner
+            self._hot = scanner.plain
             self._lead_hot = None
         return events
 
@@ -1945,7 +1997,7 @@ class StreamParser:
         if pos >= len(buf) and not scanner.behind:
             # nothing held: the common path opens when a region is
             if self._opened and self._current is not None:
-                self._hot = scanner
+                self._hot = scanner.plain
                 self._held_in_lead = False
                 self._stale = True
                 self._hot_from = len(self._body)
@@ -1964,7 +2016,7 @@ class StreamParser:
                 self._buf = buf[:pos]
                 self._lead_hot = scanner
             else:
-                self._hot = scanner
+                self._hot = scanner.plain
             self._held_in_lead = False
             self._stale = True
             self._hot_from = len(self._body)
@@ -2411,7 +2463,7 @@ class StreamParser:
             self._stale = True
             self._hot_from = len(self._body)
             if mode == HOT_MODE:
-                self._hot = self._scanner
+                self._hot = self._scanner.plain
             else:
                 self._lead_hot = self._scanner
         if chain is not None:
@@ -2525,6 +2577,7 @@ class StreamParser:
         self._name, self._dirty = field.name, field.dirty
         self._captures = {} if match is None else dict(match)  # the open's named groups
         self._body = []
+        self._append_body = self._body.append
         self._opened = True
         events.append({"type": "region_open", "field": field.name})
 
@@ -2535,7 +2588,8 @@ class StreamParser:
         current = self._current
         if current is not None and self._opened:
             field = self.FIELDS[current]
-            value = field.value_of("".join(self._body), self._captures)
+            body = self._body
+            value = field.value_of(join_stripped(body) if field.strips else "".join(body), self._captures)
             if self._tool_params:
                 value = type_tool_calls(value, self._tool_params)
             output = self._output
@@ -2555,6 +2609,7 @@ class StreamParser:
         self._enter_implicit()
         self._captures = {}
         self._body = []
+        self._append_body = self._body.append
         self._opened = False
 
 

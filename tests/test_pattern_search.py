@@ -129,34 +129,3 @@ def test_long_text_finder_on_every_shape():
                         for partial in (True, False):
                             expected = normalise(compiled.search(text, 0, partial=partial), len(text))
                             assert normalise(pattern.search(text, 0, partial), len(text)) == expected, (source, head)
-
-
-@given(
-    st.sets(st.sampled_from(["ab", "zab", "b", "abc", "<|a|>", "<|b|>", "|>", "<a", "<|"]), min_size=2),
-    st.lists(st.sampled_from(["a", "b", "c", "z", "<", "|", ">", "x"]), max_size=30),
-    st.lists(st.integers(0, 30), max_size=4),
-)
-def test_horizon_finds_the_leftmost_string(strings, letters, positions):
-    """Horizon.first: the leftmost start of any of the strings at or after
-    each read position (len(text) when none), whatever the groups are
-    searched in and whatever earlier calls left in the memo (positions in
-    increasing order, as a parser reads)."""
-    from runtime.core import Horizon
-
-    text = "".join(letters)
-    horizon = Horizon(strings, ())
-    memo = {}
-    for pos in sorted(p for p in positions if p <= len(text)):
-        starts = [at for at in range(pos, len(text)) if any(text.startswith(s, at) for s in strings)]
-        assert horizon.first(text, pos, 0, memo) == (starts[0] if starts else len(text)), (strings, text, pos)
-
-
-def test_horizon_reads_a_later_group_back_to_the_best_start():
-    """A string of a group searched later may start one character before
-    the best start found so far (and run past it): "zab" before "ab"."""
-    from runtime.core import Horizon
-
-    horizon = Horizon({"ab", "zab"}, ())
-    assert [len(members) if isinstance(members, str) else None for members, _ in horizon.searches] == [2, 3]
-    assert horizon.first("xxzab", 0, 0, {}) == 2
-    assert horizon.first("xxzab", 0, 7, {"ab": (10, 0)}) == 2  # memo in absolute positions (base 7)

@@ -117,39 +117,3 @@ def test_whole_text_is_not_kept_as_a_plain_token():
     parser.feed(text)  # streamed as one chunk: routed, and not kept either
     assert not any(text in table for table in tables)
     assert parser.finalize()[0]["content"] == "plain words " + text
-
-
-# The implicit state reads nothing behind (its open is a look-ahead), the
-# field's close reads two characters behind: a whole text opening the field
-# at its very start needs the prefix's last characters back.
-CONTEXT_TEMPLATE = {
-    "version": 1,
-    "start_anchor": "<s>",
-    "fields": {
-        "reasoning_content": {"open_pattern": "(?=X)", "close_pattern": "(?<=ab)X|</r>", "content": "text"},
-        "content": {"content": "text"},
-    },
-}
-
-
-@pytest.mark.parametrize("prefix", ["", "<s>", "<s>ab", "<s>xab", "<s>b", "zzab"])
-@pytest.mark.parametrize("head", ["X", "Xq", "q", "abX", "aX"])
-def test_whole_text_searched_without_its_context(prefix, head):
-    """A whole text starting in a state whose delimiters read nothing behind
-    the read position is searched without the context before it
-    (`_feed_whole`); a transition closer to its start than CONTEXT brings the
-    context back, so `(?<=ab)X` still sees the prefix's `ab`."""
-    from compiler import compile_template
-    from differential import assert_same_whole
-
-    module = compile_template(CONTEXT_TEMPLATE, name="context_drop")
-    assert module.ResponseParser.BLIND == frozenset({-1}) and module.ResponseParser.CONTEXT == 3
-    text = head + "words and more words " * 60 + "</r> tail"
-    assert len(text) > core.SETTLE_LIMIT
-    assert_same_whole(CONTEXT_TEMPLATE, module, prefix, text)
-    parser = module.ResponseParser(prefix)
-    context = parser._buf
-    parser._feed_whole(text)
-    # searched without the context when there was one; regained or let go
-    # at the first transition (the look-ahead open, at the first X)
-    assert parser._lost == (context if context and "X" not in text else None)

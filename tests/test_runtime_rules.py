@@ -10,6 +10,8 @@ so mutation testing of runtime/core.py has fast, precise killers.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from transformers.utils.chat_parsing import content_parsers as ref_parsers
 from transformers.utils.chat_parsing import response_parser as ref_driver
 
@@ -502,3 +504,56 @@ def test_fields_expose_their_delimiters():
     assert fields["t"].open.literals == ("<tt>", "<t>")
     assert fields["t"].close.pattern == r"</t\s*>"
     assert fields["content"].open is None and fields["content"].close is None
+
+
+@given(st.lists(st.text(alphabet=" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000ab\u00e9\U0001f642", max_size=6), max_size=8))
+def test_join_stripped_is_join_then_strip(pieces):
+    """A text region's body joined stripped (one copy): the same string as
+    joining it and stripping the result, whatever whitespace (str.isspace)
+    and empty pieces lie at either end."""
+    from runtime.core import join_stripped
+
+    assert join_stripped(pieces) == "".join(pieces).strip()
+
+
+def test_text_fields_strip_by_their_args():
+    """Only text content with strip on (the default) is joined stripped."""
+    from runtime.core import Field
+
+    assert Field("a").strips and Field("a", content_args={"strip": True}).strips
+    assert not Field("a", content_args={"strip": False}).strips
+    assert not Field("a", content="json").strips and not Field("a", content="int").strips
+
+
+@settings(max_examples=400)
+@given(
+    st.sets(st.sampled_from(["ab", "zab", "b", "abc", "<|a|>", "<|b|>", "|>", "<a", "<|"]), min_size=2),
+    st.lists(st.sampled_from(["a", "b", "c", "z", "<", "|", ">", "x"]), max_size=30),
+    st.lists(st.integers(0, 30), max_size=4),
+)
+def test_horizon_finds_the_leftmost_string(strings, letters, positions):
+    """Horizon.first: the leftmost start of any of the strings at or after
+    each read position (len(text) when none), whatever the groups are
+    searched in and whatever earlier calls left in the memo (positions in
+    increasing order, as a parser reads)."""
+    from runtime.core import Horizon
+
+    text = "".join(letters)
+    horizon = Horizon(strings, ())
+    memo = {}
+    for pos in sorted(p for p in positions if p <= len(text)):
+        starts = [at for at in range(pos, len(text)) if any(text.startswith(s, at) for s in strings)]
+        assert horizon.first(text, pos, 0, memo) == (starts[0] if starts else len(text)), (strings, text, pos)
+
+
+def test_horizon_reads_a_later_group_back_to_the_best_start():
+    """A string of a group searched later may start one character before
+    the best start found so far (and run past it): "zab" before "ab"."""
+    from runtime.core import Horizon
+
+    horizon = Horizon({"ab", "zab"}, ())
+    assert [len(members) if isinstance(members, str) else None for members, *_ in horizon.searches] == [2, 3]
+    # a group's shorter string still fits where its longest does not
+    assert Horizon({"<a", "<|a|>", "b"}, ()).first("<a", 0, 0, {}) == 0
+    assert horizon.first("xxzab", 0, 0, {}) == 2
+    assert horizon.first("xxzab", 0, 7, {"ab": (10, 0)}) == 2  # memo in absolute positions (base 7)

@@ -499,3 +499,100 @@ def test_context_cut_is_where_the_rule_says_on_streams_made_for_it(monkeypatch):
             parse(cls, rng.choice(prefixes), chunks)
     assert not wrong, wrong[:5]
     assert sum(calls) > 200, (len(calls), sum(calls))
+
+
+# The implicit state reads nothing behind (its open is a look-ahead), the
+# field's close reads two characters behind: a whole text opening the field
+# at its very start needs the prefix's last characters back.
+CONTEXT_TEMPLATE = {
+    "version": 1,
+    "start_anchor": "<s>",
+    "fields": {
+        "reasoning_content": {"open_pattern": "(?=X)", "close_pattern": "(?<=ab)X|</r>", "content": "text"},
+        "content": {"content": "text"},
+    },
+}
+
+
+@pytest.mark.parametrize("prefix", ["", "<s>", "<s>ab", "<s>xab", "<s>b", "zzab"])
+@pytest.mark.parametrize("head", ["X", "Xq", "q", "abX", "aX"])
+def test_whole_text_searched_without_its_context(prefix, head):
+    """A whole text starting in a state whose delimiters read nothing behind
+    the read position is searched without the context before it
+    (`_feed_whole`); a transition closer to its start than CONTEXT brings the
+    context back, so `(?<=ab)X` still sees the prefix's `ab`."""
+    from compiler import compile_template
+    from differential import assert_same_whole
+
+    module = compile_template(CONTEXT_TEMPLATE, name="context_drop")
+    assert module.ResponseParser.BLIND == frozenset({-1}) and module.ResponseParser.CONTEXT == 3
+    text = head + "words and more words " * 60 + "</r> tail"
+    assert len(text) > core.SETTLE_LIMIT
+    assert_same_whole(CONTEXT_TEMPLATE, module, prefix, text)
+    parser = module.ResponseParser(prefix)
+    context = parser._buf
+    parser._feed_whole(text)
+    # searched without the context when there was one; regained or let go
+    # at the first transition (the look-ahead open, at the first X)
+    assert parser._lost == (context if context and "X" not in text else None)
+
+
+class _CountedSearch:
+    """A Horizon search that runs the real str.find or pass and counts the
+    characters it read: from its start to what it found, or to its limit."""
+
+    def __init__(self, key, counter):
+        self.key, self.counter = key, counter
+
+    def search(self, buf, start, limit):
+        if type(self.key) is str:
+            found = buf.find(self.key, start, limit)
+            match = None if found < 0 else _Found(found)
+        else:
+            match = self.key.search(buf, start, limit)
+        self.counter[0] += max(0, (limit if match is None else match.start() + 1) - start)
+        return match
+
+
+class _Found:
+    def __init__(self, at):
+        self.at = at
+
+    def start(self):
+        return self.at
+
+
+@pytest.mark.parametrize("name", ["cohere_command", "deepseek_r1", "qwen3", "gpt_oss", "seed_oss"])
+def test_a_whole_text_is_read_about_once_per_state(name, monkeypatch):
+    """parse_response on a long text: each state's Horizon reads the text
+    from the read position to the next transition (its finds remembered per
+    parser, each bounded by the best found so far), so its searches read
+    each character about once per state, however many transitions there
+    are; the delimiters then search from where it stopped."""
+    from benchmarks.shapes import mixed_stream
+
+    module = load_generated(name)
+    cls = module.ResponseParser
+    stream = mixed_stream(name, 3000, seed=3)
+    text = stream.text
+    counter = [0]
+    horizons = {}
+    for state, horizon in cls._horizons().items():
+        if horizon is not None:
+            counted = core.Horizon.__new__(core.Horizon)
+            counted.watch = horizon.watch
+            counted.searches = tuple((_CountedSearch(key, counter), *rest) for key, *rest in horizon.searches)
+            horizons[state] = counted
+    assert horizons, "every one of these templates has a state with several trigger strings"
+    monkeypatch.setattr(cls, "_HORIZONS", {**cls._horizons(), **horizons})
+    transitions = []
+    original_open, original_close = core.StreamParser._open, core.StreamParser._close
+    monkeypatch.setattr(core.StreamParser, "_open", lambda self, *a: transitions.append(1) or original_open(self, *a))
+    monkeypatch.setattr(core.StreamParser, "_close", lambda self, *a: transitions.append(1) or original_close(self, *a))
+    expected = module.ResponseParser(stream.prefix)
+    expected.feed(text)  # the streaming path, without any Horizon: the same message
+    message = module.parse_response(text, prefix=stream.prefix)
+    assert message == expected.finalize()[0]
+    groups = max(len(h.searches) for h in horizons.values())
+    assert len(transitions) >= 4
+    assert 0 < counter[0] <= 2 * groups * len(text), (counter[0], len(text), groups, len(transitions))
