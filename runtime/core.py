@@ -1711,6 +1711,9 @@ class StreamParser:
                 self._pieces = [text]
                 self._held_hot = hot
                 return []
+            if known == len(text):  # routed whole, the common path stays open
+                self._append_body(text)
+                return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
             return self._hold_tail(hot, text, known)
         if not text:
             return self._feed_general(text)
@@ -1941,6 +1944,12 @@ class StreamParser:
             raise RuntimeError("ResponseParser already finalized")
         self._held_hot = None
         if self._stale:
+            body = self._body
+            since = self._hot_from
+            if len(body) - since > 1:
+                # The tokens the common path routed, joined once: for the
+                # buffer (_materialize) and for the region's value (_close).
+                body[since:] = ["".join(body[since:])]
             self._materialize()
         events = []
         if self._pieces:
