@@ -41,7 +41,12 @@ works like a lexer over the text not yet consumed (the tail):
    or the trailing lead run, without running any delimiter; answers for
    short tails are remembered. Held text is bounded by the longest trigger
    plus a lead run, so each character is examined a bounded number of times
-   (tests/test_linear_time.py counts it per stream shape).
+   (tests/test_linear_time.py counts it per stream shape). A token with a
+   trigger character met before on the common path with nothing held is
+   answered from the scanner's table of them (`trigger_holds`: routed whole,
+   held whole, or split), and the token after a held prefix that is no lead
+   run (a lone `<`) is answered for both by `_feed_held`, as the general
+   step's stale branch would, without its other checks.
 4. General step (`_process`, SPEC steps 1-5). When the tail holds a whole
    trigger string (or a prefix only an inexact delimiter owns), the
    delimiters are searched from the read position: literals with str.find
