@@ -204,7 +204,8 @@ def render(program: Program, *, vendored: bool = False) -> str:
             if plan.hold_lead is not None:
                 fast += f", hold_lead={leads[plan.hold_lead]}"
             fast += ")"
-        reach = reach_back_of(program.watched(state))
+        delims = program.watched(state)
+        reach = reach_back_of(delims)
         states.append(
             {
                 "key": -1 if state.region is None else state.region,
@@ -212,7 +213,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
                 "comment": comment,
                 "fast": fast,
                 "reach": None if reach == program.context else reach,
-                "blind": program.context > 0 and blind(program.watched(state)),
+                "blind": program.context > 0 and blind(delims),
             }
         )
     cut = _context_cut_code(program)
