@@ -56,8 +56,12 @@ works like a lexer over the text not yet consumed (the tail):
    found with str.find, each one only up to the first found so far; over a
    long text (whole-text parsing, more than LONG_TEXT characters), strings
    with a common start of two characters or more are found in one pass of
-   their alternation (`Pattern.finder`), and the scanner is skipped (the
-   search reads the text once anyway). The answer
+   their alternation (`Pattern.finder`), other strings each remember
+   where they occur next for the rest of the search, and the scanner is
+   skipped (the search reads the text once anyway). A pattern whose
+   look-behind alternatives the text settles searches a long text with a
+   smaller pattern without them (`Settled`), so the `regex` module does
+   not walk them back to the start at every position it tries. The answer
    of a scan for a short tail is a
    function of the state, the tail with the context the state's own
    delimiters read behind it (SCAN_CONTEXT, which may be less than the
@@ -945,15 +949,28 @@ class Pattern:
         "branches",
         "behind",
         "finder",
+        "settled",
     )
 
     grows_at_edge = True
     literals = None
 
     def __init__(
-        self, pattern, triggers=None, leads=(), first_lead=None, exact=False, simple=False, branches=None, behind=""
+        self,
+        pattern,
+        triggers=None,
+        leads=(),
+        first_lead=None,
+        exact=False,
+        simple=False,
+        branches=None,
+        behind="",
+        settled=None,
     ):
         self.pattern = pattern
+        # Smaller patterns for a long text whose look-behind branches the
+        # buffer settles (see Settled); None for most patterns.
+        self.settled = settled
         # Alternatives read by their look-behind: each of their matches and
         # partial matches starts right after one of these characters.
         self.behind = behind
@@ -1032,10 +1049,24 @@ class Pattern:
             return (run_start,)
         return range(run_start, run_end + 1)
 
-    def _next_trigger(self, buf, start):
+    def _next_trigger(self, buf, start, ahead=None):
+        """Leftmost trigger string at or after `start`, or -1. Over a long
+        text, `ahead` (a list, one entry per trigger, kept by the caller
+        for one search) remembers where each string occurs next, so a
+        string that occurs rarely is not searched again to the end after
+        every occurrence of another."""
         if self.finder is not None and len(buf) - start > LONG_TEXT:
             found = self.finder.search(buf, start)
             return -1 if found is None else found.start()
+        if ahead is not None:
+            best = -1
+            for index, trigger in enumerate(self.triggers):
+                found = ahead[index]
+                if -1 < found < start or found == -2:
+                    found = ahead[index] = buf.find(trigger, start)
+                if found >= 0 and (best < 0 or found < best):
+                    best = found
+            return best
         found_at = -1
         for trigger in self.triggers:
             # once one is found, only an earlier start can win
@@ -1062,8 +1093,9 @@ class Pattern:
         size = len(buf)
         first_partial = None
         start = pos
+        ahead = [-2] * len(self.triggers) if size - pos > LONG_TEXT and len(self.triggers) > 1 else None
         while start < size:
-            trigger_at = self._next_trigger(buf, start if start > skip else skip)
+            trigger_at = self._next_trigger(buf, start if start > skip else skip, ahead)
             if trigger_at < 0:
                 break
             for candidate in self._starts(buf, self.leads.run_start(buf, trigger_at, start), trigger_at):
@@ -1095,6 +1127,83 @@ class Pattern:
                     if found is not None:
                         return found
         return None
+
+
+class Settled:
+    """Smaller patterns for a delimiter whose look-behind branches a long
+    text settles (compiler/lookbehind_settle.py): an anchored branch
+    `(?<=^H.*T)` is `(?<=T)` once `^H` matches the buffer's start (`alive`)
+    and is dropped once it cannot (`dead`); a headed branch, tempered and
+    starting with the literal `L`, is dropped while the buffer holds no `L`
+    and no match of its `probe`. Without these, the `regex` module walks
+    each such look-behind back to the start of the text at every position
+    it tries, so one search of a long text took quadratic time.
+
+    The buffer facts are searched for once per text: `memo` (the parser's,
+    as for Literals.find) keeps, per string, its first occurrence or how
+    far it is known absent, in absolute positions."""
+
+    __slots__ = ("dead", "alive", "anchored", "tail", "absent", "_compiled")
+
+    def __init__(self, dead, alive=None, anchored=None, tail=0, absent=()):
+        self.dead = dead
+        self.alive = alive
+        self.anchored = anchored
+        self.tail = tail
+        self.absent = tuple(absent)
+        self._compiled = {}
+
+    def __repr__(self):
+        return f"Settled({self.dead!r}, {self.alive!r}, {self.anchored!r}, {self.tail!r}, {self.absent!r})"
+
+    def _regex(self, source):
+        compiled = self._compiled.get(source)
+        if compiled is None:
+            rx = regex_module()
+            compiled = self._compiled[source] = rx.compile(source, rx.DOTALL)
+        return compiled
+
+    def _occurs(self, text, regex_source, buf, base, memo):
+        """Whether the literal `text` (or a match of the two-character
+        `regex_source`) occurs in the buffer."""
+        key = ("settled", text, regex_source)
+        size = len(buf)
+        width = len(text) if regex_source is None else 2
+        cached = memo.get(key)
+        start = 0
+        if cached is not None:
+            found, searched = cached
+            if found >= base:
+                return True
+            if found < 0:
+                start = max(0, searched - width + 1 - base)
+        if size - start < width:
+            memo[key] = (-1, base + size)
+            return False
+        if regex_source is None:
+            found = buf.find(text, start)
+        else:
+            match = self._regex(regex_source).search(buf, start)
+            found = -1 if match is None else match.start()
+        memo[key] = (base + found, 0) if found >= 0 else (-1, base + size)
+        return found >= 0
+
+    def choose(self, buf, pos, base, memo):
+        """The pattern to search `buf` from `pos` with, or None for the
+        delimiter's own."""
+        for literal, probe in self.absent:
+            if self._occurs(literal, None, buf, base, memo):
+                return None
+            if probe is not None and self._occurs("", probe, buf, base, memo):
+                return None
+        if self.anchored is None:
+            return self.dead
+        head = self._regex(self.anchored).match(buf, partial=True)
+        if head is None:
+            return self.dead
+        if head.end() + self.tail > pos:
+            return None  # (a partial match of the head ends at the buffer's end: here too)
+        return self.alive
 
 
 class Horizon:
@@ -2310,7 +2419,10 @@ class StreamParser:
                 ):
                     match = cached[2]
                 else:
-                    match = delim.search(buf, pos, not eos, skip)
+                    searcher = delim
+                    if delim.settled is not None and size - pos > LONG_TEXT:
+                        searcher = delim.settled.choose(buf, pos, self._base, self._memo) or delim
+                    match = searcher.search(buf, pos, not eos, skip)
                     self._matches[delim] = (key, pos, match)
                 if match is None:
                     continue

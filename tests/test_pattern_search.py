@@ -105,6 +105,31 @@ def test_search_over_long_text_matches_regex_partial_search(guard, lead, rest, p
         assert normalise(pattern.search(text, pos, partial), len(text)) == expected, (source, text, pos, partial)
 
 
+@settings(max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")) // 5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(GUARDS),
+    st.sampled_from(LEADS),
+    st.sampled_from([rest for rest in RESTS if "|" in rest]),
+    st.lists(st.tuples(st.sampled_from(ALPHABET), st.integers(0, 900)), min_size=1, max_size=14),
+    st.data(),
+)
+def test_search_over_long_text_with_triggers_throughout(guard, lead, rest, pieces, data):
+    """Trigger strings spread over a long text: without a common start,
+    each string's next occurrence is remembered for the search (`ahead`),
+    so one that occurs rarely is not read to the end after each other."""
+    from runtime.core import LONG_TEXT
+
+    source = guard + lead + f"(?:{rest})"
+    pattern = build(source)
+    text = "".join(piece + "ab" * gap for piece, gap in pieces)
+    text += "ab" * max(0, (LONG_TEXT - len(text)) // 2 + 1) + data.draw(st.sampled_from(ALPHABET))
+    pos = data.draw(st.integers(0, len(text) - LONG_TEXT - 1))
+    compiled = regex.compile(source, regex.DOTALL)
+    for partial in (True, False):
+        expected = normalise(compiled.search(text, pos, partial=partial), len(text))
+        assert normalise(pattern.search(text, pos, partial), len(text)) == expected, (source, text, pos, partial)
+
+
 def test_triggers_with_a_common_start_get_one_finder():
     assert build(r"\s*(?:<\|im_end\|>|<\|endoftext\|>)").finder is not None
     assert build(r"\s*(?:<a>|<b>)").finder is None  # `<` alone: one bounded str.find per string

@@ -13,6 +13,7 @@ import jinja2
 from .. import __version__
 from ..branch_analysis import branch_hint, state_hint
 from ..lookbehind_reach import context_cut
+from ..lookbehind_settle import settled_delimiter, settled_of
 from ..regex.same_in_re import same_in_re_on_ascii
 from ..ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..passes import blind, reach_back_of
@@ -93,7 +94,43 @@ def _branches_code(delim, hint, leads: dict) -> str:
     args.append(f"branches=({''.join(rule + ', ' for rule in rules)})")
     if hint.behind:
         args.append(f"behind={python_literal(''.join(hint.behind))}")
+    settled = _settled_code(delim, leads)
+    if settled:
+        args.append(f"settled={settled}")
     return f"Pattern({', '.join(args)})"
+
+
+def _settled_delimiters(delim) -> list:
+    """The smaller patterns of a delimiter (compiler/lookbehind_settle.py) as delimiters."""
+    settled = settled_of(delim)
+    if settled is None:
+        return []
+    return [settled_delimiter(delim, source) for source in (settled.dead, settled.alive) if source is not None]
+
+
+def _settled_pattern(delim, source: str, leads: dict) -> str:
+    """A settled pattern, searched only where its alternatives' trigger strings occur."""
+    hint = branch_hint(settled_delimiter(delim, source))
+    if hint is None or hint.behind:
+        return f"Pattern({python_literal(source)})"
+    args = [python_literal(source), f"triggers={python_literal(list(hint.triggers))}"]
+    if hint.leads:
+        args.append(f"leads={_lead_tuple(hint.leads, leads)}")
+    return f"Pattern({', '.join(args)})"
+
+
+def _settled_code(delim, leads: dict) -> str:
+    """A Settled for a pattern whose look-behind branches a long text settles, or ""."""
+    settled = settled_of(delim)
+    if settled is None:
+        return ""
+    args = [_settled_pattern(delim, settled.dead, leads)]
+    if settled.alive is not None:
+        args.append(f"alive={_settled_pattern(delim, settled.alive, leads)}")
+        args.append(f"anchored={python_literal(settled.anchored)}, tail={settled.tail}")
+    absent = "".join(f"({python_literal(literal)}, {python_literal(probe)}), " for literal, probe in settled.absent)
+    args.append(f"absent=({absent})")
+    return f"Settled({', '.join(args)})"
 
 
 def _delimiter_code(delim, leads: dict | None = None) -> str:
@@ -143,6 +180,9 @@ def render(program: Program, *, vendored: bool = False) -> str:
         d.hint for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", None) is not None
     ]
     hints += [branch_hint(d) for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", 1) is None]
+    hints += [
+        branch_hint(s) for f in program.fields for d in (f.open, f.close) for s in _settled_delimiters(d)
+    ]
     hints += [_state_fast(program, state) for state in program.states if state.fast is None]
     for hint in hints:
         if hint is not None:
@@ -220,7 +260,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
     used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
     used_names += _delimiter_code(program.start_anchor)
     imports = ["CLOSE", "OPEN", "Field", "StreamParser", "run_parse_response"]
-    imports += [name for name in ("Literals", "Pattern", "Placeholder") if f"{name}(" in used_names]
+    imports += [name for name in ("Literals", "Pattern", "Placeholder", "Settled") if f"{name}(" in used_names]
     imports += ["FastPath"] if any(state["fast"] for state in states) else []
     imports += ["ContextCut"] if cut else []
     imports += ["Lead"] if leads else []

@@ -25,6 +25,7 @@ from runtime.core import (
     OPEN,
     Pattern,
     Placeholder,
+    Settled,
     StreamParser,
     run_parse_response,
 )
@@ -93,6 +94,10 @@ TOOL_CALLS_OPEN = Pattern(
     branches=(
         (["<|tools_prefix|>"], True, LEAD_0),
         ([","], False, None),
+    ),
+    settled=Settled(
+        Pattern('(?:\\s*<\\|tools_prefix\\|>\\s*\\[)\\s*\\{\\s*"(?P<name>[^"]+)"\\s*:'),
+        absent=(("<|tools_prefix|>", None),),
     ),
 )
 # fields.tool_calls.close_pattern

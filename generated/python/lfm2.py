@@ -25,6 +25,7 @@ from runtime.core import (
     OPEN,
     Pattern,
     Placeholder,
+    Settled,
     StreamParser,
     run_parse_response,
 )
@@ -92,6 +93,12 @@ TOOL_CALLS_OPEN = Pattern(
     branches=(
         (["<|tool_call_start|>"], True, LEAD_0),
         ([","], False, None),
+    ),
+    settled=Settled(
+        Pattern(
+            '(?:\\s*<\\|tool_call_start\\|>\\s*\\[)\\s*(?:\\{\\s*"name"\\s*:\\s*")?(?P<name>[A-Za-z_][\\w.\\-]*)(?:\\(|"\\s*,\\s*"(?:arguments|parameters)"\\s*:\\s*(?=\\{))'
+        ),
+        absent=(("<|tool_call_start|>", None),),
     ),
 )
 # fields.tool_calls.close_pattern

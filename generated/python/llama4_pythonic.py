@@ -25,6 +25,7 @@ from runtime.core import (
     OPEN,
     Pattern,
     Placeholder,
+    Settled,
     StreamParser,
     run_parse_response,
 )
@@ -76,6 +77,21 @@ TOOL_CALLS_OPEN = Pattern(
         ([","], False, None),
     ),
     behind=")",
+    settled=Settled(
+        Pattern(
+            "(?:^\\s*\\[|\\s*<\\|python_start\\|>\\s*\\[)\\s*(?P<name>[A-Za-z_][\\w.]*)\\(",
+            triggers=["<|python_start|>", "["],
+            leads=(LEAD_0,),
+        ),
+        alive=Pattern(
+            "(?:^\\s*\\[|\\s*<\\|python_start\\|>\\s*\\[|(?<=\\))\\s*,)\\s*(?P<name>[A-Za-z_][\\w.]*)\\(",
+            triggers=[",", "<|python_start|>", "["],
+            leads=(LEAD_0,),
+        ),
+        anchored="\\A(?:\\s*\\[)",
+        tail=1,
+        absent=(("<|python_start|>", "\\s\\["),),
+    ),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(

@@ -25,6 +25,7 @@ from runtime.core import (
     OPEN,
     Pattern,
     Placeholder,
+    Settled,
     StreamParser,
     run_parse_response,
 )
@@ -96,6 +97,10 @@ TOOL_CALLS_OPEN = Pattern(
     branches=(
         (["<function_calls>"], True, LEAD_0),
         (["\n"], False, None),
+    ),
+    settled=Settled(
+        Pattern("(?:\\s*<function_calls>)\\s*(?P<name>[A-Za-z_][\\w.]*)\\("),
+        absent=(("<function_calls>", None),),
     ),
 )
 # fields.tool_calls.close_pattern
