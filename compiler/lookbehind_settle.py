@@ -1,5 +1,5 @@
-"""Look-behind alternatives a whole text settles, so the Python runtime can
-search a long text with a smaller pattern (a pure pass over the regex IR).
+"""Look-behind alternatives a buffer settles, so the Python runtime can
+search it with a smaller pattern (a pure pass over the regex IR).
 
 llama4_pythonic's tool-call open is an alternation whose last two branches
 start with unbounded look-behinds:
@@ -11,8 +11,10 @@ start with unbounded look-behinds:
 At every `)` the `regex` module walks each of them back to the start of
 the text, and with `partial=True` it tries every position of a whitespace
 run: one search over a 74,000-character content region takes 1.8 s (the
-interpreter pays the same). Two shapes of such branches are settled by
-facts about the whole buffer, checked once per text:
+interpreter pays the same), and a stream that keeps all of its text (as
+this one must once its text starts with `[`) pays it at every `)` token.
+Two shapes of such branches are settled by facts about the buffer,
+searched for once per text:
 
 Anchored. `(?<=^H.*T)` (`.` matches anything: DOTALL), `T` of fixed width
 `tail`, no look-around or anchor in `H` or `T`: whether it holds at a

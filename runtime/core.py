@@ -59,9 +59,9 @@ works like a lexer over the text not yet consumed (the tail):
    their alternation (`Pattern.finder`), other strings each remember
    where they occur next for the rest of the search, and the scanner is
    skipped (the search reads the text once anyway). A pattern whose
-   look-behind alternatives the text settles searches a long text with a
-   smaller pattern without them (`Settled`), so the `regex` module does
-   not walk them back to the start at every position it tries. The answer
+   look-behind alternatives the buffer settles searches with a smaller
+   pattern without them (`Settled`), so the `regex` module does not walk
+   them back to the start at every position it tries. The answer
    of a scan for a short tail is a
    function of the state, the tail with the context the state's own
    delimiters read behind it (SCAN_CONTEXT, which may be less than the
@@ -968,8 +968,8 @@ class Pattern:
         settled=None,
     ):
         self.pattern = pattern
-        # Smaller patterns for a long text whose look-behind branches the
-        # buffer settles (see Settled); None for most patterns.
+        # Smaller patterns for when the buffer settles the look-behind
+        # branches (see Settled); None for most patterns.
         self.settled = settled
         # Alternatives read by their look-behind: each of their matches and
         # partial matches starts right after one of these characters.
@@ -1130,14 +1130,18 @@ class Pattern:
 
 
 class Settled:
-    """Smaller patterns for a delimiter whose look-behind branches a long
-    text settles (compiler/lookbehind_settle.py): an anchored branch
+    """Smaller patterns for a delimiter whose look-behind branches the
+    buffer settles (compiler/lookbehind_settle.py): an anchored branch
     `(?<=^H.*T)` is `(?<=T)` once `^H` matches the buffer's start (`alive`)
     and is dropped once it cannot (`dead`); a headed branch, tempered and
     starting with the literal `L`, is dropped while the buffer holds no `L`
     and no match of its `probe`. Without these, the `regex` module walks
     each such look-behind back to the start of the text at every position
-    it tries, so one search of a long text took quadratic time.
+    it tries: one search of a long text took quadratic time, and so did a
+    stream whose buffer keeps all of its text (llama4_pythonic's, once its
+    text starts with `[`, which no ContextCut may drop). Every search of
+    the delimiter asks `choose`; the look-behinds read only the buffer, so
+    facts about it hold for any search of it.
 
     The buffer facts are searched for once per text: `memo` (the parser's,
     as for Literals.find) keeps, per string, its first occurrence or how
@@ -2420,7 +2424,7 @@ class StreamParser:
                     match = cached[2]
                 else:
                     searcher = delim
-                    if delim.settled is not None and size - pos > LONG_TEXT:
+                    if delim.settled is not None:
                         searcher = delim.settled.choose(buf, pos, self._base, self._memo) or delim
                     match = searcher.search(buf, pos, not eos, skip)
                     self._matches[delim] = (key, pos, match)

@@ -229,3 +229,30 @@ def test_the_benchmark_whole_text_searches_the_settled_pattern(monkeypatch):
     # Only the first search, from the start (the head's end is not behind
     # it yet), runs the original: it stops at the call there.
     assert searched.count(open_delim) == 1
+
+
+def test_a_stream_that_keeps_all_of_its_text_searches_the_settled_pattern(monkeypatch):
+    """The same text streamed token by token: it starts with `[`, so the
+    anchored look-behind is alive and no ContextCut may drop any of it; the
+    searches after the first run the alive pattern over that growing
+    buffer, not the original (whose walks made the stream quadratic: 25x
+    the time per token from 8k to 128k tokens)."""
+    module = module_of("llama4_pythonic")
+    stream = mixed_stream("llama4_pythonic", 3000, seed=5)
+    open_delim = module.FIELDS[0].open
+    searched = []
+    original = core.Pattern.search
+
+    def recording(self, buf, pos, partial, skip=0):
+        searched.append((self, len(buf)))
+        return original(self, buf, pos, partial, skip)
+
+    monkeypatch.setattr(core.Pattern, "search", recording)
+    parser = module.ResponseParser(stream.prefix)
+    for token in stream.tokens:
+        parser.feed(token)
+    message, _ = parser.finalize()
+    assert message["tool_calls"] and stream.text.startswith("[")
+    long_searches = [delim for delim, size in searched if size > 2000]
+    assert long_searches.count(open_delim.settled.alive) > 10
+    assert open_delim not in long_searches
