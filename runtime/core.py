@@ -626,6 +626,7 @@ class Field:
         "parser",
         "build",
         "strips",
+        "chunk",
     )
 
     def __init__(
@@ -653,6 +654,10 @@ class Field:
         self.transform_each = transform_each
         # Structured parsers only give a value at close: their chunks are raw.
         self.dirty = content not in ("text", "int", "float", "bool")
+        # A chunk event of this region with its text still to set: the
+        # common path copies it (a copy of a small dict costs less than
+        # building one from a display).
+        self.chunk = {"type": "region_chunk", "field": name, "text": "", "dirty": self.dirty}
         self.open = open
         self.close = close
         # The content parser and the transform, prepared once (see value_of).
@@ -1426,6 +1431,7 @@ class Scanner:
         "trigger_holds",
         "lead_triggers",
         "behind",
+        "learns_triggered",
     )
 
     def __init__(self, watch, fast):
@@ -1475,6 +1481,13 @@ class Scanner:
         # (Pattern.behind): the scanner answers only when the character
         # before the tail is none of them (see StreamParser._behind_clear).
         self.behind = "".join(sorted({char for _kind, _index, delim in watch for char in delim.behind}))
+        # A token with a trigger character that is routed whole with nothing
+        # held (` first` where `functools[` is watched) is plain too when no
+        # string starts with a lead character and no alternative reads the
+        # character before the tail: then neither a held lead run before it
+        # nor what came before changes that answer, and it takes the
+        # common path's one lookup (see StreamParser._feed_trigger).
+        self.learns_triggered = not self.behind and not any(self.leads.holds_char(s[0]) for s in self.strings)
 
     def learn(self, token):
         """Remember a plain token (up to a bound on the table's size)."""
@@ -1794,7 +1807,9 @@ class StreamParser:
             # which holds these tokens anyway.
             if text in plain:
                 self._append_body(text)
-                return [{"type": "region_chunk", "field": self._name, "text": text, "dirty": self._dirty}]
+                event = self._chunk.copy()
+                event["text"] = text
+                return [event]
             return self._feed_new_token(self._scanner, text, ())
         hot = self._lead_hot
         if hot is not None:
@@ -1866,6 +1881,8 @@ class StreamParser:
                 events = self._hold_tail(hot, tail, hold)
                 if nothing_held and len(hot.trigger_holds) < PLAIN_TOKENS:
                     hot.trigger_holds[text] = HELD_WHOLE if not hold and self._held_hot is hot else hold
+                    if hold == len(text) and hot.learns_triggered and len(text) <= LEARN_LIMIT:
+                        hot.learn(text)
                 return events
         return self._feed_general(text)
 
@@ -2701,10 +2718,10 @@ class StreamParser:
         self._state = -1
         self._scanner = self._scanner_of[-1]
         if self.IMPLICIT is None:
-            self._name = self._dirty = None
+            self._name = self._dirty = self._chunk = None
         else:
             field = self.FIELDS[self.IMPLICIT]
-            self._name, self._dirty = field.name, field.dirty
+            self._name, self._dirty, self._chunk = field.name, field.dirty, field.chunk
 
     def _open(self, events, index, match):
         if self._trace is not None:
@@ -2713,7 +2730,7 @@ class StreamParser:
         self._current = index
         self._state = index
         self._scanner = self._scanner_of[index]
-        self._name, self._dirty = field.name, field.dirty
+        self._name, self._dirty, self._chunk = field.name, field.dirty, field.chunk
         self._captures = {} if match is None else dict(match)  # the open's named groups
         self._body = []
         self._append_body = self._body.append

@@ -596,3 +596,29 @@ def test_a_whole_text_is_read_about_once_per_state(name, monkeypatch):
     groups = max(len(h.searches) for h in horizons.values())
     assert len(transitions) >= 4
     assert 0 < counter[0] <= 2 * groups * len(text), (counter[0], len(text), groups, len(transitions))
+
+
+def test_a_token_routed_whole_with_its_trigger_character_becomes_plain():
+    """phi4_mini watches `functools[` in its implicit state, so ` first`
+    holds a trigger character. Met once with nothing held, the scanner
+    routes it whole; being no trigger string, no prefix of one at its end
+    and no lead at its end, it then takes the common path's one lookup like
+    any plain token (`Scanner.learns_triggered`). A state whose alternatives
+    read the character before the tail (llama4_pythonic's `)`), or whose
+    strings start with a lead character (olmo3's `\\n`), keeps asking the
+    scanner: there the answer depends on what came before."""
+    module = load_generated("phi4_mini")
+    parser = module.ResponseParser("")
+    scanner = parser._scanner_of[-1]
+    assert "f" in scanner.firsts and scanner.learns_triggered
+    for token in ["Hello", " first", " of", " all", " first", " functools", "[", "x"]:
+        parser.feed(token)
+    assert " first" in scanner.plain and scanner.trigger_holds.get(" first") == len(" first")
+    assert " functools" not in scanner.plain  # a prefix of `functools[` at its end: held
+    streamed = module.ResponseParser("")
+    streamed.feed("Hello")  # opens the region
+    for token in [" first", " first"]:
+        assert streamed.feed(token) == [{"type": "region_chunk", "field": "content", "text": token, "dirty": False}]
+    assert streamed.finalize()[0] == {"role": "assistant", "content": "Hello first first"}
+    assert not load_generated("llama4_pythonic").ResponseParser("")._scanner_of[-1].learns_triggered
+    assert not load_generated("olmo3").ResponseParser("")._scanner_of[-1].learns_triggered
