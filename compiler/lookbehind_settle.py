@@ -49,8 +49,9 @@ so the runtime runs the regex only where one occurs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from .analysis import fast_path_of
 from .ir import Delimiter, RegexDelimiter
 from .lookbehind_reach import _has_look_or_anchor, _lookbehinds, _single_repeat, _tempered, barrier_of, dead_head_of
 from .regex.analysis import flat_items, has_lazy, max_length, min_length
@@ -177,8 +178,12 @@ def settled_of(delim: Delimiter | None) -> Settled | None:
         return None  # another look-behind walks on, or nothing would be left
 
     def rebuilt(branches: list[Node]) -> str:
-        alt = branches[0] if len(branches) == 1 else Alt(tuple(branches))
-        source = to_source(Concat((Group(alt), *items[1:])))
+        if len(branches) == 1:  # no alternation left: its items lead (so the analyses read its leads)
+            branch = branches[0]
+            node = Concat((*(branch.items if isinstance(branch, Concat) else (branch,)), *items[1:]))
+        else:
+            node = Concat((Group(Alt(tuple(branches))), *items[1:]))
+        source = to_source(node)
         parse(source)  # the project's grammar reads it back
         return source
 
@@ -192,5 +197,7 @@ def settled_of(delim: Delimiter | None) -> Settled | None:
 
 
 def settled_delimiter(delim: RegexDelimiter, source: str) -> RegexDelimiter:
-    """A settled pattern as a delimiter of its own, for the branch analysis."""
-    return RegexDelimiter(delim.path, source, delim.group_names, -1, ast=parse(source))
+    """A settled pattern as a delimiter of its own, with its whole-pattern
+    hint (compiler/analysis.py) when it has one."""
+    settled = RegexDelimiter(delim.path, source, delim.group_names, -1, ast=parse(source))
+    return replace(settled, hint=fast_path_of(settled))

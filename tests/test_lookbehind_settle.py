@@ -75,9 +75,9 @@ def test_llama4_open_settles_both_branches():
     "pattern, settled",
     [
         # A literal head, no one-character repeat after it: no probe.
-        (r"(?:a|(?<=<s>(?:(?!</s>).)*\}),)x", Settled("(?:a)x", None, None, 0, (("<s>", None),))),
-        # Two characters of tail: `(?<=T)` reads both.
-        (r"(?:a|(?<=^\[.*\)\]),)x", Settled("(?:a)x", r"(?:a|(?<=\)\]),)x", r"\A(?:\[)", 2, ())),
+        (r"(?:a|(?<=<s>(?:(?!</s>).)*\}),)x", Settled("ax", None, None, 0, (("<s>", None),))),
+        # Two characters of tail: `(?<=T)` reads both. One branch left: no group.
+        (r"(?:a|(?<=^\[.*\)\]),)x", Settled("ax", r"(?:a|(?<=\)\]),)x", r"\A(?:\[)", 2, ())),
     ],
 )
 def test_settled_rules(pattern, settled):
@@ -98,6 +98,18 @@ def test_settled_rules(pattern, settled):
 )
 def test_unsettled_patterns(pattern):
     assert settled_of(_delimiter(pattern)) is None
+
+
+@pytest.mark.parametrize("name, field, delim", SETTLED, ids=[f"{n}-{f}" for n, f, _ in SETTLED])
+def test_settled_patterns_are_searched_by_their_trigger_strings(name, field, delim):
+    """Each smaller pattern has trigger strings, so the runtime runs the
+    regex only where one occurs: a plain regex search of a long text in
+    partial mode tries every position of each whitespace run again (the
+    `regex` module), which made apertus's whole texts 1.7x while the dead
+    pattern was emitted without them."""
+    for pattern in (delim.settled.dead, delim.settled.alive):
+        if pattern is not None:
+            assert pattern.triggers, pattern
 
 
 def _outcome(match):
@@ -135,43 +147,10 @@ def test_a_chosen_pattern_searches_as_the_original(name, field, delim, data):
         found = _outcome(chosen.search(text, pos, partial))
         if found is None and expected is not None and expected[0] == (len(text), len(text)):
             continue  # an empty partial match at the end holds nothing back (Pattern.search)
+        if found is not None and found[1]:
+            expected = expected and expected[:2]  # a partial match's groups are never read (it does not commit)
+            found = found[:2]
         assert found == expected, (text, pos, partial)
-
-
-def test_choose_follows_the_buffer():
-    """The facts of the llama4 open: the head `[` alive or dead, a
-    `<|python_start|>` or a whitespace before `[` anywhere in the buffer,
-    and the read position too close to the head."""
-    delim = next(d for n, _, d in SETTLED if n == "llama4_pythonic")
-    settled = delim.settled
-    assert settled.choose("[f(a=1)] and then (x) more", 9, 0, {}) is settled.alive
-    assert settled.choose("words (x) more", 3, 0, {}) is settled.dead
-    assert settled.choose("[f(a=1)] and <|python_start|> more", 9, 0, {}) is None
-    assert settled.choose("[f(a=1)] and [x] more", 9, 0, {}) is None  # ` [`: the forward search may report a partial match
-    assert settled.choose("[f(a=1)]", 1, 0, {}) is None  # `(?<=\))` at 1 would not see the head's end
-    assert settled.choose("  ", 2, 0, {}) is None  # the head partly matches: nothing is settled
-    assert settled.choose("[f(x)", 2, 0, {}) is settled.alive  # `(?<=\))` at 2 reads the 1 after the head
-    assert settled.choose("   [f(x)", 5, 0, {}) is None  # whitespace before `[` is a probe match too (conservative)
-
-
-def test_choose_remembers_what_it_searched():
-    """The facts are searched once per text: `memo` keeps, in absolute
-    positions, where each string occurs or how far it is absent, so a
-    longer buffer is searched from there, and a buffer cut in front (base
-    moved on) is searched again only if the occurrence was cut away."""
-    delim = next(d for n, _, d in SETTLED if n == "llama4_pythonic")
-    settled = delim.settled
-    memo = {}
-    text = "words (x) more"
-    assert settled.choose(text, 3, 0, memo) is settled.dead
-    assert memo[("settled", "<|python_start|>", None)] == (-1, len(text))
-    assert settled.choose(text + " <|python_start|>", 3, 0, memo) is None
-    assert memo[("settled", "<|python_start|>", None)] == (len(text) + 1, 0)
-    # The occurrence is in the buffer still: no search (a buffer without it
-    # would be a different text, which no parser gives with the same memo).
-    assert settled.choose("words", 3, 0, memo) is None
-    # Cut away (base past it): searched again in what is left.
-    assert settled.choose("more words", 3, len(text) + 20, memo) is settled.dead
 
 
 def _long_text(draw, name, size):

@@ -557,3 +557,79 @@ def test_horizon_reads_a_later_group_back_to_the_best_start():
     assert Horizon({"<a", "<|a|>", "b"}, ()).first("<a", 0, 0, {}) == 0
     assert horizon.first("xxzab", 0, 0, {}) == 2
     assert horizon.first("xxzab", 0, 7, {"ab": (10, 0)}) == 2  # memo in absolute positions (base 7)
+
+
+# -- Settled (compiler/lookbehind_settle.py) ----------------------------------
+
+
+def _llama4_open():
+    from conftest import load_generated
+
+    return load_generated("llama4_pythonic").FIELDS[0].open
+
+
+def test_choose_follows_the_buffer():
+    """The facts of the llama4 open: the head `[` alive or dead, a
+    `<|python_start|>` or a whitespace before `[` anywhere in the buffer,
+    and the read position too close to the head."""
+    settled = _llama4_open().settled
+    assert settled.choose("[f(a=1)] and then (x) more", 9, 0, {}) is settled.alive
+    assert settled.choose("words (x) more", 3, 0, {}) is settled.dead
+    assert settled.choose("[f(a=1)] and <|python_start|> more", 9, 0, {}) is None
+    assert settled.choose("[f(a=1)] and [x] more", 9, 0, {}) is None  # ` [`: the forward search may report a partial match
+    assert settled.choose("[f(a=1)]", 1, 0, {}) is None  # `(?<=\))` at 1 would not see the head's end
+    assert settled.choose("  ", 2, 0, {}) is None  # the head partly matches: nothing is settled
+    assert settled.choose("[f(x)", 2, 0, {}) is settled.alive  # `(?<=\))` at 2 reads the 1 after the head
+    assert settled.choose("   [f(x)", 5, 0, {}) is None  # whitespace before `[` is a probe match too (conservative)
+
+
+def test_choose_remembers_what_it_searched():
+    """The facts are searched once per text: `memo` keeps, in absolute
+    positions, where each string occurs or how far it is absent, so a
+    longer buffer is searched from there, and a buffer cut in front (base
+    moved on) is searched again only if the occurrence was cut away."""
+    settled = _llama4_open().settled
+    memo = {}
+    text = "words (x) more"
+    assert settled.choose(text, 3, 0, memo) is settled.dead
+    assert memo[("settled", "<|python_start|>", None)] == (-1, len(text))
+    assert settled.choose(text + " <|python_start|>", 3, 0, memo) is None
+    assert memo[("settled", "<|python_start|>", None)] == (len(text) + 1, 0)
+    # The occurrence is in the buffer still: no search (a buffer without it
+    # would be a different text, which no parser gives with the same memo).
+    assert settled.choose("words", 3, 0, memo) is None
+    # Cut away (base past it): searched again in what is left.
+    assert settled.choose("more words", 3, len(text) + 20, memo) is settled.dead
+
+
+def test_settled_patterns_find_what_the_original_finds():
+    """Wherever `choose` picks one of llama4_pythonic's smaller patterns,
+    its search (trigger-driven, as the runtime runs it) and the regex's
+    own give what the original pattern gives, partial or not, on seeded
+    random texts of its pieces (tests/test_lookbehind_settle.py draws more
+    with hypothesis, for every settled template)."""
+    import random
+
+    delim = _llama4_open()
+    pieces = ["[", "]", ")", "(", ",", " ,", " ", "\n", "x", "f(", "f(a=1)", "<|python_start|>", "<|python_end|>", "<|py", "\t["]
+    rng = random.Random(7)
+    chosen_count = {"alive": 0, "dead": 0}
+    for _ in range(3000):
+        head = "[" if rng.random() < 0.5 else ""  # the anchored head alive, half of the time
+        text = head + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        pos = rng.randint(0, len(text))
+        chosen = delim.settled.choose(text, pos, 0, {})
+        if chosen is None:
+            continue
+        chosen_count["alive" if chosen is delim.settled.alive else "dead"] += 1
+        for partial in (True, False):
+            expected = delim.compiled.search(text, pos, partial=partial)
+            expected = None if expected is None else (expected.span(), expected.partial, expected.groupdict())
+            own = chosen.compiled.search(text, pos, partial=partial)
+            assert (None if own is None else (own.span(), own.partial, own.groupdict())) == expected, (text, pos)
+            found = chosen.search(text, pos, partial)
+            if found is None and expected is not None and expected[0] == (len(text), len(text)):
+                continue  # an empty partial match at the end holds nothing back
+            found = None if found is None else (found.span(), found.partial, found.groupdict() if not found.partial else expected[2])
+            assert found == expected, (text, pos, partial)
+    assert min(chosen_count.values()) > 200, chosen_count

@@ -109,8 +109,11 @@ def _settled_delimiters(delim) -> list:
 
 
 def _settled_pattern(delim, source: str, leads: dict) -> str:
-    """A settled pattern, searched only where its alternatives' trigger strings occur."""
-    hint = branch_hint(settled_delimiter(delim, source))
+    """A settled pattern, searched only where its (alternatives') trigger strings occur."""
+    settled = settled_delimiter(delim, source)
+    if settled.hint is not None:
+        return _delimiter_code(settled, leads)
+    hint = branch_hint(settled)
     if hint is None or hint.behind:
         return f"Pattern({python_literal(source)})"
     args = [python_literal(source), f"triggers={python_literal(list(hint.triggers))}"]
@@ -180,9 +183,8 @@ def render(program: Program, *, vendored: bool = False) -> str:
         d.hint for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", None) is not None
     ]
     hints += [branch_hint(d) for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", 1) is None]
-    hints += [
-        branch_hint(s) for f in program.fields for d in (f.open, f.close) for s in _settled_delimiters(d)
-    ]
+    for settled in (s for f in program.fields for d in (f.open, f.close) for s in _settled_delimiters(d)):
+        hints += [settled.hint, branch_hint(settled)]
     hints += [_state_fast(program, state) for state in program.states if state.fast is None]
     for hint in hints:
         if hint is not None:

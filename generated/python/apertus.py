@@ -96,7 +96,13 @@ TOOL_CALLS_OPEN = Pattern(
         ([","], False, None),
     ),
     settled=Settled(
-        Pattern('(?:\\s*<\\|tools_prefix\\|>\\s*\\[)\\s*\\{\\s*"(?P<name>[^"]+)"\\s*:'),
+        Pattern(
+            '\\s*<\\|tools_prefix\\|>\\s*\\[\\s*\\{\\s*"(?P<name>[^"]+)"\\s*:',
+            triggers=["<|tools_prefix|>"],
+            leads=(LEAD_0,),
+            first_lead=LEAD_0,
+            exact=True,
+        ),
         absent=(("<|tools_prefix|>", None),),
     ),
 )

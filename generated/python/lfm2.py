@@ -96,7 +96,11 @@ TOOL_CALLS_OPEN = Pattern(
     ),
     settled=Settled(
         Pattern(
-            '(?:\\s*<\\|tool_call_start\\|>\\s*\\[)\\s*(?:\\{\\s*"name"\\s*:\\s*")?(?P<name>[A-Za-z_][\\w.\\-]*)(?:\\(|"\\s*,\\s*"(?:arguments|parameters)"\\s*:\\s*(?=\\{))'
+            '\\s*<\\|tool_call_start\\|>\\s*\\[\\s*(?:\\{\\s*"name"\\s*:\\s*")?(?P<name>[A-Za-z_][\\w.\\-]*)(?:\\(|"\\s*,\\s*"(?:arguments|parameters)"\\s*:\\s*(?=\\{))',
+            triggers=["<|tool_call_start|>"],
+            leads=(LEAD_0,),
+            first_lead=LEAD_0,
+            exact=True,
         ),
         absent=(("<|tool_call_start|>", None),),
     ),

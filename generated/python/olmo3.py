@@ -99,7 +99,13 @@ TOOL_CALLS_OPEN = Pattern(
         (["\n"], False, None),
     ),
     settled=Settled(
-        Pattern("(?:\\s*<function_calls>)\\s*(?P<name>[A-Za-z_][\\w.]*)\\("),
+        Pattern(
+            "\\s*<function_calls>\\s*(?P<name>[A-Za-z_][\\w.]*)\\(",
+            triggers=["<function_calls>"],
+            leads=(LEAD_0,),
+            first_lead=LEAD_0,
+            exact=True,
+        ),
         absent=(("<function_calls>", None),),
     ),
 )
