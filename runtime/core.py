@@ -1056,21 +1056,32 @@ class Pattern:
 
     def _next_trigger(self, buf, start, ahead=None):
         """Leftmost trigger string at or after `start`, or -1. Over a long
-        text, `ahead` (a list, one entry per trigger, kept by the caller
-        for one search) remembers where each string occurs next, so a
-        string that occurs rarely is not searched again to the end after
-        every occurrence of another."""
+        text, `ahead` (a list kept by the caller for one search) remembers
+        where each string occurs next, or up to where it does not occur,
+        so each string is read about once per search: one that occurs
+        rarely is not searched again to the end after every occurrence of
+        another, and each is searched only up to the best start so far."""
         if self.finder is not None and len(buf) - start > LONG_TEXT:
             found = self.finder.search(buf, start)
             return -1 if found is None else found.start()
         if ahead is not None:
+            # ahead[2i]: where string i occurs next (-1: not known);
+            # ahead[2i + 1]: it does not start before there.
             best = -1
-            for index, trigger in enumerate(self.triggers):
+            index = 0
+            for trigger in self.triggers:
                 found = ahead[index]
-                if -1 < found < start or found == -2:
-                    found = ahead[index] = buf.find(trigger, start)
+                if found < start:
+                    clear = ahead[index + 1]
+                    begin = start if start > clear else clear
+                    end = len(buf) if best < 0 else best - 1 + len(trigger)  # only an earlier start can win
+                    found = buf.find(trigger, begin, end)
+                    ahead[index] = found
+                    if found < 0 and end - len(trigger) + 1 > clear:
+                        ahead[index + 1] = end - len(trigger) + 1
                 if found >= 0 and (best < 0 or found < best):
                     best = found
+                index += 2
             return best
         found_at = -1
         for trigger in self.triggers:
@@ -1098,7 +1109,7 @@ class Pattern:
         size = len(buf)
         first_partial = None
         start = pos
-        ahead = [-2] * len(self.triggers) if size - pos > LONG_TEXT and len(self.triggers) > 1 else None
+        ahead = [-1, 0] * len(self.triggers) if size - pos > LONG_TEXT and len(self.triggers) > 1 else None
         while start < size:
             trigger_at = self._next_trigger(buf, start if start > skip else skip, ahead)
             if trigger_at < 0:

@@ -154,3 +154,19 @@ def test_long_text_finder_on_every_shape():
                         for partial in (True, False):
                             expected = normalise(compiled.search(text, 0, partial=partial), len(text))
                             assert normalise(pattern.search(text, 0, partial), len(text)) == expected, (source, head)
+
+
+def test_long_text_trigger_starting_inside_the_best_one():
+    """`bcd` starts inside `ab` (at `abcd`): while `ab` is the best start so
+    far, `bcd` is looked for only up to it, and what is known absent must
+    end where a `bcd` starting after `ab`'s start could begin; `ab` fails
+    there (no `x` after it), so the match is the `bcd`."""
+    from runtime.core import LONG_TEXT
+
+    source = "ab(?=x)|bcd"
+    pattern = Pattern(source, triggers=("ab", "bcd"))
+    compiled = regex.compile(source, regex.DOTALL)
+    for text in ("y" * LONG_TEXT + "abcd" + "y" * 10, "ab" + "y" * LONG_TEXT + "abcd", "y" * (LONG_TEXT + 5) + "abcab"):
+        for partial in (True, False):
+            expected = normalise(compiled.search(text, 0, partial=partial), len(text))
+            assert normalise(pattern.search(text, 0, partial), len(text)) == expected, (text[-12:], partial)
