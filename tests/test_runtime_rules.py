@@ -573,6 +573,7 @@ def test_choose_follows_the_buffer():
     `<|python_start|>` or a whitespace before `[` anywhere in the buffer,
     and the read position too close to the head."""
     settled = _llama4_open().settled
+    assert isinstance(settled.dead, core.Pattern) and isinstance(settled.alive, core.Pattern)
     assert settled.choose("[f(a=1)] and then (x) more", 9, 0, {}) is settled.alive
     assert settled.choose("words (x) more", 3, 0, {}) is settled.dead
     assert settled.choose("[f(a=1)] and <|python_start|> more", 9, 0, {}) is None
@@ -586,20 +587,40 @@ def test_choose_follows_the_buffer():
 def test_choose_remembers_what_it_searched():
     """The facts are searched once per text: `memo` keeps, in absolute
     positions, where each string occurs or how far it is absent, so a
-    longer buffer is searched from there, and a buffer cut in front (base
-    moved on) is searched again only if the occurrence was cut away."""
+    longer buffer is searched from there (less the string's width), and a
+    buffer cut in front (base moved on) is searched again only if the
+    occurrence was cut away."""
+
+    class Reads(str):
+        """A buffer that records where str.find starts."""
+
+        starts: list = []
+
+        def find(self, sub, start=None, end=None):
+            Reads.starts.append(start)
+            return str.find(self, sub, start, end)
+
     settled = _llama4_open().settled
+    literal, probe = ("settled", "<|python_start|>", None), ("settled", "", "\\s\\[")
     memo = {}
-    text = "words (x) more"
-    assert settled.choose(text, 3, 0, memo) is settled.dead
-    assert memo[("settled", "<|python_start|>", None)] == (-1, len(text))
+    text = "words (x) and more words"
+    assert settled.choose(Reads(text), 3, 0, memo) is settled.dead
+    assert memo[literal] == (-1, len(text)) and memo[probe] == (-1, len(text))
+    Reads.starts.clear()
+    longer = text + " and then (y)"
+    assert settled.choose(Reads(longer), 3, 0, memo) is settled.dead
+    assert Reads.starts == [len(text) - len("<|python_start|>") + 1]
+    assert memo[literal] == (-1, len(longer)) and memo[probe] == (-1, len(longer))
     assert settled.choose(text + " <|python_start|>", 3, 0, memo) is None
-    assert memo[("settled", "<|python_start|>", None)] == (len(text) + 1, 0)
+    assert memo[literal] == (len(text) + 1, 0)
     # The occurrence is in the buffer still: no search (a buffer without it
     # would be a different text, which no parser gives with the same memo).
     assert settled.choose("words", 3, 0, memo) is None
     # Cut away (base past it): searched again in what is left.
     assert settled.choose("more words", 3, len(text) + 20, memo) is settled.dead
+    # Too short to hold the string: absent, searched to its end.
+    short = {}
+    assert settled.choose("(x)", 3, 0, short) is settled.dead and short[literal] == (-1, 3)
 
 
 def test_settled_patterns_find_what_the_original_finds():
