@@ -57,10 +57,10 @@ from .lookbehind_reach import _has_look_or_anchor, _lookbehinds, _single_repeat,
 from .regex.analysis import flat_items, has_lazy, max_length, min_length
 from .regex.charset import set_of
 from .regex.lookbehind_partial import backtrack_literals
-from .regex.nodes import Alt, Char, Concat, Dot, Group, Look, Node, Regex, Repeat, walk
+from .regex.nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Repeat, walk
 from .regex.syntax import parse, to_source
 
-_SINGLE = ("Char", "Dot", "Category", "Class")
+_SINGLE = (Char, Dot, Category, Class)  # one character each
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class Settled:
 
 
 def _is_single(node: Node) -> bool:
-    return type(node).__name__ in _SINGLE
+    return isinstance(node, _SINGLE)
 
 
 def _anchored(look: Look) -> tuple[str, int, Look] | None:

@@ -123,7 +123,16 @@ def _pieces(name: str):
     except NotApplicable:  # pragma: no cover - every settled template has calls
         calls, pieces = [], []
     edges = ["[", "]", ")", "}", "(", ",", " ,", " ", "\n", "\t", "x", "a", "f(", "f(a=1)", "[f(a=1)", ") ,", "\n["]
-    edges += [" [", "\t[", "\n, g(", "<|python_start|>", "<|python_end|>", "<|py", "<function_calls>", "</function_calls>"]
+    edges += [
+        " [",
+        "\t[",
+        "\n, g(",
+        "<|python_start|>",
+        "<|python_end|>",
+        "<|py",
+        "<function_calls>",
+        "</function_calls>",
+    ]
     edges += ["<|tools_prefix|>", "<|tools_suffix|>", "<|tool_call_start|>", "<|tool_call_end|>", '{"name": "f"', "},"]
     return list(dict.fromkeys(calls + pieces + edges))
 
@@ -166,7 +175,9 @@ def _long_text(draw, name, size):
 
 
 @pytest.mark.parametrize("name", sorted({n for n, _, _ in SETTLED}))
-@settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(data=st.data())
 def test_long_texts_with_settled_branches_match_reference(name, data):
     """Texts past LONG_TEXT, where the parser searches with the settled
