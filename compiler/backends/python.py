@@ -108,28 +108,16 @@ def _settled_delimiters(delim) -> list:
     return [settled_delimiter(delim, source) for source in (settled.dead, settled.alive) if source is not None]
 
 
-def _settled_pattern(delim, source: str, leads: dict) -> str:
-    """A settled pattern, searched only where its (alternatives') trigger strings occur."""
-    settled = settled_delimiter(delim, source)
-    if settled.hint is not None:
-        return _delimiter_code(settled, leads)
-    hint = branch_hint(settled)
-    if hint is None or hint.behind:
-        return f"Pattern({python_literal(source)})"
-    args = [python_literal(source), f"triggers={python_literal(list(hint.triggers))}"]
-    if hint.leads:
-        args.append(f"leads={_lead_tuple(hint.leads, leads)}")
-    return f"Pattern({', '.join(args)})"
-
-
 def _settled_code(delim, leads: dict) -> str:
     """A Settled for a pattern whose look-behind branches a long text settles, or ""."""
     settled = settled_of(delim)
     if settled is None:
         return ""
-    args = [_settled_pattern(delim, settled.dead, leads)]
+    # Each smaller pattern is emitted as any delimiter is: searched only
+    # where its (alternatives') trigger strings occur.
+    args = [_delimiter_code(settled_delimiter(delim, settled.dead), leads)]
     if settled.alive is not None:
-        args.append(f"alive={_settled_pattern(delim, settled.alive, leads)}")
+        args.append(f"alive={_delimiter_code(settled_delimiter(delim, settled.alive), leads)}")
         args.append(f"anchored={python_literal(settled.anchored)}, tail={settled.tail}")
     absent = "".join(f"({python_literal(literal)}, {python_literal(probe)}), " for literal, probe in settled.absent)
     args.append(f"absent=({absent})")

@@ -82,11 +82,20 @@ TOOL_CALLS_OPEN = Pattern(
             "(?:^\\s*\\[|\\s*<\\|python_start\\|>\\s*\\[)\\s*(?P<name>[A-Za-z_][\\w.]*)\\(",
             triggers=["<|python_start|>", "["],
             leads=(LEAD_0,),
+            branches=(
+                (["["], False, None),
+                (["<|python_start|>"], True, LEAD_0),
+            ),
         ),
         alive=Pattern(
             "(?:^\\s*\\[|\\s*<\\|python_start\\|>\\s*\\[|(?<=\\))\\s*,)\\s*(?P<name>[A-Za-z_][\\w.]*)\\(",
             triggers=[",", "<|python_start|>", "["],
             leads=(LEAD_0,),
+            branches=(
+                (["["], False, None),
+                (["<|python_start|>"], True, LEAD_0),
+                ([","], False, None),
+            ),
         ),
         anchored="\\A(?:\\s*\\[)",
         tail=1,
