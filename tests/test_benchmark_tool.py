@@ -61,3 +61,48 @@ def test_overlay_replaces_the_remeasured_rows(tmp_path):
     latest = (out / "latest.txt").read_text()
     assert "stale" not in latest and "overlay of part.json" in latest
     assert "†" in table(after["rows"], after["growth"]).split("| qwen3 |")[1]
+
+
+def test_floor_and_growth_take_their_own_rounds(monkeypatch):
+    """The floor distance and growth are best of FLOOR_ROUNDS / GROWTH_ROUNDS
+    timed runs on each side, while the ratio to the interpreter uses only the
+    `repeat` rounds the interpreter ran in (counted by wrapping the runs)."""
+    from benchmarks import __main__ as bench
+    from benchmarks.shapes import load_template
+
+    calls = {"compiled": 0, "reference": 0, "floor": 0}
+
+    def counting(kind, make):
+        def wrapper(*args):
+            run = make(*args)
+
+            def counted():
+                calls[kind] += 1
+                return run()
+
+            return counted
+
+        return wrapper
+
+    monkeypatch.setattr(bench, "stream_compiled", counting("compiled", bench.stream_compiled))
+    monkeypatch.setattr(bench, "stream_reference", counting("reference", bench.stream_reference))
+    monkeypatch.setattr(bench, "floor", counting("floor", bench.floor))
+    module, template = bench.load_module("qwen3"), load_template("qwen3")
+    row = bench.measure_shape("qwen3", module, template, "prose", 2, 200)
+    assert row["status"] == "met" or row["status"] == "below"
+    assert row["floor_rounds"] == bench.FLOOR_ROUNDS > 2
+    # one warm-up run, then one compiled run per round
+    assert calls == {"compiled": 1 + bench.FLOOR_ROUNDS, "reference": 2, "floor": bench.FLOOR_ROUNDS}
+    assert row["compiled_best_of_floor_rounds_ns_per_token"] <= row["compiled_ns_per_token"]
+
+    calls.update(compiled=0, reference=0, floor=0)
+    row = bench.measure_shape("qwen3", module, template, "calls", 2, 200)
+    assert "floor_rounds" not in row and calls == {"compiled": 3, "reference": 2, "floor": 0}
+
+    rows = bench.measure_mixed("qwen3", module, template, 1, [2_000])
+    assert rows[0]["compiled_stream_runs"] == bench.GROWTH_ROUNDS
+    # an interpreter too slow for the last round: the streaming runs are topped up
+    monkeypatch.setattr(bench, "EXTRA_ROUND_NS", 0)
+    calls.update(compiled=0, reference=0, floor=0)
+    rows = bench.measure_mixed("qwen3", module, template, 1, [2_000])
+    assert rows[0]["compiled_stream_runs"] == bench.GROWTH_ROUNDS and calls["compiled"] == bench.GROWTH_ROUNDS
