@@ -48,13 +48,16 @@ EXTRA_ROUND_NS = 2_000_000_000  # see measure_mixed
 GROWTH_TARGET = 1.25  # compiled ns/token at 128k over that at 8k, at most
 FLOOR_TARGET = 2.5  # compiled prose ns/token over the floor's, at most
 # Rounds for the two measurements that compare the compiled parser with
-# itself or with the floor, not with the interpreter: each takes 5-120 ms,
-# and this sandbox's machine has slow spells of a few seconds in which a
-# run that walks 20,000 fresh token strings costs 1.5-1.7x (the floor loop,
-# which reads little memory, less: see measure_shape). Two rounds often
-# fell in one spell. Both sides of each comparison get the same rounds.
-FLOOR_ROUNDS = 6  # compiled prose and floor, each on its own stream
-GROWTH_ROUNDS = 6  # compiled streaming at 8k and at 128k tokens
+# itself or with the floor, not with the interpreter. This sandbox's
+# machine has slow spells of seconds to a minute in which the same run
+# costs up to 1.7x (the floor loop, which reads little memory, about 1.5x):
+# a ratio of two runs is only fair when both ran in the same conditions.
+# So growth is timed in pairs (the 8k stream, then the 128k one, in each
+# round), and the floor in rounds spread over the template's measurement:
+# the prose shape's own rounds, and FLOOR_ROUNDS more after the template's
+# other shapes (see measure_floor).
+FLOOR_ROUNDS = 4  # compiled prose and floor after the template's other shapes
+GROWTH_ROUNDS = 6  # pairs of compiled streaming runs at 8k and 128k tokens
 
 
 # glibc's mallopt parameters, and what the run sets them to (see keep_freed_memory).
@@ -176,40 +179,30 @@ def measure_shape(name: str, module, template: dict, shape: str, repeat: int, to
     compiled parser's class remembers steps and scans (runtime/core.py): a
     long-lived server's parser meets a template's delimiter steps again at
     every response, never the same prose, so the tables are warm from
-    another stream and no round parses a text already parsed.
-
-    The prose shape also measures the distance to the floor: the compiled
-    parser and the floor loop, interleaved, best of FLOOR_ROUNDS rounds
-    (the `repeat` rounds against the interpreter, then rounds without it,
-    on streams of further seeds). The ratio to the interpreter uses only
-    the rounds the interpreter ran in."""
+    another stream and no round parses a text already parsed. The prose
+    shape times the floor loop in each round too (see measure_floor)."""
     row = {"template": name, "shape": shape, "target": TARGETS[shape]}
-    rounds = max(repeat, FLOOR_ROUNDS) if shape == "prose" else repeat
     try:
-        streams = [shape_stream(name, shape, tokens, module, seed=seed) for seed in range(rounds)]
+        streams = [shape_stream(name, shape, tokens, module, seed=seed) for seed in range(repeat)]
         warm = shape_stream(name, shape, tokens, module, seed=WARM_SEED)
     except NotApplicable as why:
         row.update(status="n/a", note=str(why))
         return row
     # (the interpreter keeps nothing per template but its compiled regexes)
     stream_compiled(module, warm.prefix, warm.tokens)()
-    best = {}  # against the interpreter: the first `repeat` rounds
-    near_floor = {}  # compiled and floor over every round
+    best = {}
     results = []
-    for index, stream in enumerate(streams):
-        runs = {"compiled": stream_compiled(module, stream.prefix, stream.tokens)}
-        if index < repeat:
-            runs["reference"] = stream_reference(template, stream.prefix, stream.tokens)
+    for stream in streams:
+        runs = {
+            "compiled": stream_compiled(module, stream.prefix, stream.tokens),
+            "reference": stream_reference(template, stream.prefix, stream.tokens),
+        }
         if shape == "prose":
             runs["floor"] = floor(stream.tokens)
         round_best, round_results = best_of(runs, 1)
         for key, value in round_best.items():
-            if key != "floor" and index < repeat:
-                best[key] = min(best.get(key, value), value)
-            if key != "reference":
-                near_floor[key] = min(near_floor.get(key, value), value)
-        if index < repeat:
-            results.append(round_results)
+            best[key] = min(best.get(key, value), value)
+        results.append(round_results)
     stream = streams[0]
     count = len(stream.tokens)
     row.update(
@@ -219,16 +212,39 @@ def measure_shape(name: str, module, template: dict, shape: str, repeat: int, to
         reference_ns_per_token=best["reference"] / count,
         ratio=best["reference"] / best["compiled"],
     )
-    if "floor" in near_floor:
-        row["floor_rounds"] = rounds
-        row["floor_ns_per_token"] = near_floor["floor"] / count
-        row["compiled_best_of_floor_rounds_ns_per_token"] = near_floor["compiled"] / count
-        row["distance_to_floor"] = near_floor["compiled"] / near_floor["floor"]
+    if "floor" in best:
+        row["floor_rounds"] = repeat
+        row["floor_ns_per_token"] = best["floor"] / count
+        row["floor_compiled_ns_per_token"] = best["compiled"] / count
+        row["distance_to_floor"] = best["compiled"] / best["floor"]
     if any(one["compiled"] != one["reference"] for one in results):
         row.update(status="MISMATCH", note=f"compiled and reference messages differ ({stream.note})")
     else:
         row["status"] = "met" if row["ratio"] >= row["target"] else "below"
     return row
+
+
+def measure_floor(name: str, module, row: dict, rounds: int, tokens: int) -> None:
+    """More rounds of the floor distance for a prose `row`, run after the
+    template's other shapes, so that its rounds are spread over a minute or
+    more (see FLOOR_ROUNDS): the compiled parser and the floor loop,
+    interleaved, each round on a stream of a further seed. The distance is
+    the compiled parser's best over the floor's best, over all rounds; the
+    ratio to the interpreter keeps the rounds the interpreter ran in."""
+    first = row["floor_rounds"]
+    count = row["tokens"]
+    best = {"compiled": row["floor_compiled_ns_per_token"] * count, "floor": row["floor_ns_per_token"] * count}
+    for seed in range(first, first + rounds):
+        stream = shape_stream(name, "prose", tokens, module, seed=seed)
+        round_best, _ = best_of(
+            {"compiled": stream_compiled(module, stream.prefix, stream.tokens), "floor": floor(stream.tokens)}, 1
+        )
+        for key, value in round_best.items():
+            best[key] = min(best[key], value)
+    row["floor_rounds"] = first + rounds
+    row["floor_ns_per_token"] = best["floor"] / count
+    row["floor_compiled_ns_per_token"] = best["compiled"] / count
+    row["distance_to_floor"] = best["compiled"] / best["floor"]
 
 
 def _repeated(run, times: int):
@@ -262,37 +278,21 @@ def measure_mixed(name: str, module, template: dict, repeat: int, lengths: list[
         times = {which: 1 for which in runs}
         # Interleaved as in best_of; a whole parse is repeated to fill
         # WHOLE_RUN_NS, judged by its first run, so the first round only
-        # calibrates: `repeat` rounds more follow (two at least), but for
-        # an interpreter that takes more than EXTRA_ROUND_NS per parse
-        # (lfm2's 128k text: 100 s; its ratio is in the thousands) one.
-        # The streaming parse, for growth, is timed GROWTH_ROUNDS times at
-        # every length: spread over the rounds, and the rest after them
-        # when the last round is skipped.
+        # calibrates: `repeat` rounds more follow (two at least). An
+        # interpreter that takes more than EXTRA_ROUND_NS per parse (olmo3's
+        # 128k text: 110-240 s; its ratio is in the tens of thousands) parses
+        # once: its first run is its figure (until 2 December, twice).
         rounds = max(repeat, 2) + 1
-        stream_runs = {"compiled_stream": -(-GROWTH_ROUNDS // rounds)}
-        stream_samples = 0
-
-        def time_one(which: str, run) -> None:
-            elapsed, result = _timed(_repeated(run, times[which]))
-            per_parse = max(elapsed, 1) / times[which]
-            best[which] = min(best[which], per_parse)
-            results.setdefault(which, result)
-            if which != "compiled_stream":
-                times[which] = max(times[which], min(1000, -(-WHOLE_RUN_NS // int(per_parse))))
-
         for round_index in range(rounds):
-            if round_index == rounds - 1 and best["reference_whole"] > EXTRA_ROUND_NS:
-                break
             for which, run in runs.items():
-                for _ in range(stream_runs.get(which, 1)):
-                    if which == "compiled_stream":
-                        if stream_samples == GROWTH_ROUNDS:
-                            break
-                        stream_samples += 1
-                    time_one(which, run)
-        while stream_samples < GROWTH_ROUNDS:
-            stream_samples += 1
-            time_one("compiled_stream", runs["compiled_stream"])
+                if which == "reference_whole" and round_index and best[which] > EXTRA_ROUND_NS:
+                    continue
+                elapsed, result = _timed(_repeated(run, times[which]))
+                per_parse = max(elapsed, 1) / times[which]
+                best[which] = min(best[which], per_parse)
+                results.setdefault(which, result)
+                if which != "compiled_stream":
+                    times[which] = max(times[which], min(1000, -(-WHOLE_RUN_NS // int(per_parse))))
         shape = f"whole_{length // 1000}k"
         row = {
             "template": name,
@@ -302,7 +302,7 @@ def measure_mixed(name: str, module, template: dict, repeat: int, lengths: list[
             "compiled_ns_per_token": best["compiled_whole"] / count,
             "reference_ns_per_token": best["reference_whole"] / count,
             "compiled_stream_ns_per_token": best["compiled_stream"] / count,
-            "compiled_stream_runs": stream_samples,
+            "reference_runs": 1 if best["reference_whole"] > EXTRA_ROUND_NS else rounds,
             "ratio": best["reference_whole"] / best["compiled_whole"],
             "parses_per_run": {"compiled": times["compiled_whole"], "reference": times["reference_whole"]},
         }
@@ -314,6 +314,26 @@ def measure_mixed(name: str, module, template: dict, repeat: int, lengths: list[
             row["status"] = "reported"
         rows.append(row)
     return rows
+
+
+def measure_growth(name: str, module, rounds: int = GROWTH_ROUNDS) -> dict:
+    """Compiled streaming ns/token of the 8k and the 128k mixed streams, timed
+    in pairs (one run of each per round, best of `rounds`), and their ratio.
+    Until 2 December the two came from the whole-text measurements, minutes
+    apart: a slow spell of the machine during one of them (see FLOOR_ROUNDS)
+    moved the ratio by up to 1.7x (olmo3: 0.89, 1.29, 1.77 in three runs)."""
+    streams = {length: mixed_stream(name, length) for length in (8_000, 128_000)}
+    best = {length: float("inf") for length in streams}
+    for _ in range(rounds):
+        for length, stream in streams.items():
+            elapsed, _result = _timed(stream_compiled(module, stream.prefix, stream.tokens))
+            best[length] = min(best[length], elapsed / len(stream.tokens))
+    return {
+        "small_ns_per_token": best[8_000],
+        "large_ns_per_token": best[128_000],
+        "rounds": rounds,
+        "growth": best[128_000] / best[8_000],
+    }
 
 
 def plot(rows: list[dict], path: Path) -> bool:
@@ -433,6 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     rows: list[dict] = []
     growth: dict[str, float] = {}
+    growth_runs: dict[str, dict] = {}  # measure_growth's figures, for results.json
     for name in names:
         module, template = load_module(name), load_template(name)
         for shape in SHAPES:
@@ -446,20 +467,21 @@ def main(argv: list[str] | None = None) -> int:
             lengths = [length for length in lengths if length != 128_000]
         if lengths:
             mixed = measure_mixed(name, module, template, repeat, lengths)
-            by_length = {row.get("tokens", 0) // 1000: row for row in mixed}
             for row in mixed:
                 if row["shape"] in TARGETS or row["status"] == "n/a":
                     rows.append(row)
                     _print_row(say, row)
-            small = next((r for r in mixed if r["shape"] == "whole_8k"), None)
-            large = next((r for r in mixed if r["shape"] == "whole_128k"), None)
-            if small and large and "compiled_stream_ns_per_token" in large:
-                growth[name] = large["compiled_stream_ns_per_token"] / small["compiled_stream_ns_per_token"]
+            if any(r["shape"] == "whole_8k" for r in mixed) and any(r["shape"] == "whole_128k" for r in mixed):
+                paired = measure_growth(name, module)
+                growth[name] = paired["growth"]
+                growth_runs[name] = paired
                 say(
                     f"{name:<15}{'growth 8k->128k':<19}{'':>8}{'':>12}{'':>12}{growth[name]:>9.2f}{GROWTH_TARGET:>8}  "
                     + ("met" if growth[name] <= GROWTH_TARGET else "below")
                 )
-            del by_length
+        prose = next((r for r in rows if r["template"] == name and "distance_to_floor" in r), None)
+        if prose is not None:
+            measure_floor(name, module, prose, FLOOR_ROUNDS, args.tokens)
         if args.part is not None:  # after each template: a stopped run keeps what it measured
             _write_part(args, repeat, started, rows, growth, lines, done=False)
 
@@ -494,6 +516,7 @@ def main(argv: list[str] | None = None) -> int:
         "targets": {**TARGETS, "growth_8k_to_128k": GROWTH_TARGET, "distance_to_floor": FLOOR_TARGET},
         "rows": rows,
         "growth": growth,
+        "growth_runs": growth_runs,
         "failures": failures,
     }
     if args.part is not None:

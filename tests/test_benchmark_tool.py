@@ -64,9 +64,11 @@ def test_overlay_replaces_the_remeasured_rows(tmp_path):
 
 
 def test_floor_and_growth_take_their_own_rounds(monkeypatch):
-    """The floor distance and growth are best of FLOOR_ROUNDS / GROWTH_ROUNDS
-    timed runs on each side, while the ratio to the interpreter uses only the
-    `repeat` rounds the interpreter ran in (counted by wrapping the runs)."""
+    """The floor distance is best of the prose shape's rounds and
+    FLOOR_ROUNDS more run later (measure_floor), while the ratio to the
+    interpreter uses only the rounds the interpreter ran in; growth is
+    timed in pairs of 8k and 128k streams; an interpreter slower than
+    EXTRA_ROUND_NS per whole parse parses once (counted by wrapping the runs)."""
     from benchmarks import __main__ as bench
     from benchmarks.shapes import load_template
 
@@ -89,20 +91,33 @@ def test_floor_and_growth_take_their_own_rounds(monkeypatch):
     monkeypatch.setattr(bench, "floor", counting("floor", bench.floor))
     module, template = bench.load_module("qwen3"), load_template("qwen3")
     row = bench.measure_shape("qwen3", module, template, "prose", 2, 200)
-    assert row["status"] == "met" or row["status"] == "below"
-    assert row["floor_rounds"] == bench.FLOOR_ROUNDS > 2
+    assert row["status"] in ("met", "below") and row["floor_rounds"] == 2
     # one warm-up run, then one compiled run per round
-    assert calls == {"compiled": 1 + bench.FLOOR_ROUNDS, "reference": 2, "floor": bench.FLOOR_ROUNDS}
-    assert row["compiled_best_of_floor_rounds_ns_per_token"] <= row["compiled_ns_per_token"]
+    assert calls == {"compiled": 3, "reference": 2, "floor": 2}
+    assert row["floor_compiled_ns_per_token"] == row["compiled_ns_per_token"]
+    ratio, before = row["ratio"], dict(row)
+    bench.measure_floor("qwen3", module, row, 3, 200)
+    assert calls == {"compiled": 6, "reference": 2, "floor": 5} and row["floor_rounds"] == 5
+    assert row["ratio"] == ratio and row["floor_compiled_ns_per_token"] <= before["floor_compiled_ns_per_token"]
+    assert row["floor_ns_per_token"] <= before["floor_ns_per_token"]
+    assert row["distance_to_floor"] == row["floor_compiled_ns_per_token"] / row["floor_ns_per_token"]
 
     calls.update(compiled=0, reference=0, floor=0)
     row = bench.measure_shape("qwen3", module, template, "calls", 2, 200)
     assert "floor_rounds" not in row and calls == {"compiled": 3, "reference": 2, "floor": 0}
 
-    rows = bench.measure_mixed("qwen3", module, template, 1, [2_000])
-    assert rows[0]["compiled_stream_runs"] == bench.GROWTH_ROUNDS
-    # an interpreter too slow for the last round: the streaming runs are topped up
-    monkeypatch.setattr(bench, "EXTRA_ROUND_NS", 0)
     calls.update(compiled=0, reference=0, floor=0)
+    paired = bench.measure_growth("qwen3", module, rounds=3)
+    assert calls["compiled"] == 6 and paired["growth"] == paired["large_ns_per_token"] / paired["small_ns_per_token"]
+
     rows = bench.measure_mixed("qwen3", module, template, 1, [2_000])
-    assert rows[0]["compiled_stream_runs"] == bench.GROWTH_ROUNDS and calls["compiled"] == bench.GROWTH_ROUNDS
+    assert rows[0]["reference_runs"] == 3
+    # an interpreter too slow for more than one parse
+    monkeypatch.setattr(bench, "EXTRA_ROUND_NS", 0)
+    parses = []
+    real_parse = bench.reference_parse
+    monkeypatch.setattr(
+        bench, "reference_parse", lambda *args, **kwargs: parses.append(1) or real_parse(*args, **kwargs)
+    )
+    rows = bench.measure_mixed("qwen3", module, template, 1, [2_000])
+    assert rows[0]["reference_runs"] == 1 and len(parses) == 1
