@@ -317,21 +317,35 @@ def measure_mixed(name: str, module, template: dict, repeat: int, lengths: list[
 
 
 def measure_growth(name: str, module, rounds: int = GROWTH_ROUNDS) -> dict:
-    """Compiled streaming ns/token of the 8k and the 128k mixed streams, timed
-    in pairs of equal work (in each round one run of the 128k stream and one
-    run that parses the 8k stream as many times as make as many tokens),
-    best of `rounds`, and their ratio. Until 2 December the two came from
-    the whole-text measurements, minutes apart: a slow spell of the machine
-    (see FLOOR_ROUNDS) during one of them moved the ratio by up to 1.7x
-    (olmo3: 0.89, 1.29, 1.77 in three runs). Equal work, because a best of N
-    favours the shorter run under noise that comes and goes: a 7 ms run fits
-    between two disturbances more often than a 110 ms one (with the test
-    suite running beside it, deepseek_r1's flat 830 ns/token measured 1.51)."""
-    small, large = mixed_stream(name, 8_000), mixed_stream(name, 128_000)
-    times = max(1, round(len(large.tokens) / len(small.tokens)))
+    """Compiled streaming ns/token at 8k and at 128k tokens, timed in pairs
+    of equal work: in each round one run that parses `times` different 8k
+    mixed streams (seeds 1, 2, ...), as many tokens as the 128k stream
+    holds, then one run of the 128k stream; best of `rounds` each, and their
+    ratio.
+
+    Until 2 December the two came from the whole-text measurements, minutes
+    apart, and a slow spell of the machine (see FLOOR_ROUNDS) during one of
+    them moved the ratio by up to 1.7x (olmo3: 0.89, 1.29, 1.77 in three
+    runs). Equal work, because a best of N favours the shorter run under
+    noise that comes and goes (deepseek_r1's flat 830 ns/token measured 1.51
+    with the test suite running beside it); different streams, because one
+    8k stream parsed 16 times in a row stays in the processor's caches and
+    its token strings are hashed once, which a 128k stream's cannot be
+    (that measured 1.04-1.27 on templates whose cost is flat)."""
+    large = mixed_stream(name, 128_000)
+    small = [mixed_stream(name, 8_000, seed=1)]
+    times = max(1, round(len(large.tokens) / len(small[0].tokens)))
+    small += [mixed_stream(name, 8_000, seed=seed) for seed in range(2, times + 1)]
+    small_runs = [stream_compiled(module, stream.prefix, stream.tokens) for stream in small]
+
+    def parse_small() -> None:
+        for run in small_runs:
+            run()
+
+    parse_large = stream_compiled(module, large.prefix, large.tokens)
     runs = {
-        "small": (_repeated(stream_compiled(module, small.prefix, small.tokens), times), times * len(small.tokens)),
-        "large": (stream_compiled(module, large.prefix, large.tokens), len(large.tokens)),
+        "small": (parse_small, sum(len(stream.tokens) for stream in small)),
+        "large": (parse_large, len(large.tokens)),
     }
     best = {which: float("inf") for which in runs}
     for _ in range(rounds):
@@ -340,7 +354,7 @@ def measure_growth(name: str, module, rounds: int = GROWTH_ROUNDS) -> dict:
             best[which] = min(best[which], elapsed / tokens)
     return {
         "small_ns_per_token": best["small"],
-        "small_parses_per_run": times,
+        "small_streams_per_run": times,
         "large_ns_per_token": best["large"],
         "rounds": rounds,
         "growth": best["large"] / best["small"],
