@@ -23,6 +23,7 @@ import platform
 import sys
 import time
 from pathlib import Path
+from statistics import median
 
 from transformers.utils.chat_parsing import ResponseParser as ReferenceParser
 from transformers.utils.chat_parsing import parse_response as reference_parse
@@ -192,6 +193,7 @@ def measure_shape(name: str, module, template: dict, shape: str, repeat: int, to
     stream_compiled(module, warm.prefix, warm.tokens)()
     best = {}
     results = []
+    pairs = []  # prose: compiled over floor, per round (see measure_floor)
     for stream in streams:
         runs = {
             "compiled": stream_compiled(module, stream.prefix, stream.tokens),
@@ -202,6 +204,8 @@ def measure_shape(name: str, module, template: dict, shape: str, repeat: int, to
         round_best, round_results = best_of(runs, 1)
         for key, value in round_best.items():
             best[key] = min(best.get(key, value), value)
+        if "floor" in round_best:
+            pairs.append(round_best["compiled"] / round_best["floor"])
         results.append(round_results)
     stream = streams[0]
     count = len(stream.tokens)
@@ -216,7 +220,8 @@ def measure_shape(name: str, module, template: dict, shape: str, repeat: int, to
         row["floor_rounds"] = repeat
         row["floor_ns_per_token"] = best["floor"] / count
         row["floor_compiled_ns_per_token"] = best["compiled"] / count
-        row["distance_to_floor"] = best["compiled"] / best["floor"]
+        row["floor_pairs"] = pairs
+        row["distance_to_floor"] = median(pairs)
     if any(one["compiled"] != one["reference"] for one in results):
         row.update(status="MISMATCH", note=f"compiled and reference messages differ ({stream.note})")
     else:
@@ -227,13 +232,19 @@ def measure_shape(name: str, module, template: dict, shape: str, repeat: int, to
 def measure_floor(name: str, module, row: dict, rounds: int, tokens: int) -> None:
     """More rounds of the floor distance for a prose `row`, run after the
     template's other shapes, so that its rounds are spread over a minute or
-    more (see FLOOR_ROUNDS): the compiled parser and the floor loop,
-    interleaved, each round on a stream of a further seed. The distance is
-    the compiled parser's best over the floor's best, over all rounds; the
-    ratio to the interpreter keeps the rounds the interpreter ran in."""
+    more (see FLOOR_ROUNDS): the compiled parser and the floor loop, one
+    after the other, each round on a stream of a further seed. The distance
+    is the median over all rounds of the compiled run over the floor run
+    timed next to it: a slow spell slows both runs of a round (the floor
+    less), where the compiled best over the floor best could take the two
+    from different rounds, one in a spell and one not (mistral: 249 ns per
+    token for the floor, 649 for the compiled prose, from different rounds:
+    2.60; within each round 1.6-1.9). The ratio to the interpreter keeps
+    the rounds the interpreter ran in."""
     first = row["floor_rounds"]
     count = row["tokens"]
     best = {"compiled": row["floor_compiled_ns_per_token"] * count, "floor": row["floor_ns_per_token"] * count}
+    pairs = list(row["floor_pairs"])
     for seed in range(first, first + rounds):
         stream = shape_stream(name, "prose", tokens, module, seed=seed)
         round_best, _ = best_of(
@@ -241,10 +252,12 @@ def measure_floor(name: str, module, row: dict, rounds: int, tokens: int) -> Non
         )
         for key, value in round_best.items():
             best[key] = min(best[key], value)
+        pairs.append(round_best["compiled"] / round_best["floor"])
     row["floor_rounds"] = first + rounds
     row["floor_ns_per_token"] = best["floor"] / count
     row["floor_compiled_ns_per_token"] = best["compiled"] / count
-    row["distance_to_floor"] = best["compiled"] / best["floor"]
+    row["floor_pairs"] = pairs
+    row["distance_to_floor"] = median(pairs)
 
 
 def _repeated(run, times: int):
@@ -320,8 +333,11 @@ def measure_growth(name: str, module, rounds: int = GROWTH_ROUNDS) -> dict:
     """Compiled streaming ns/token at 8k and at 128k tokens, timed in pairs
     of equal work: in each round one run that parses `times` different 8k
     mixed streams (seeds 1, 2, ...), as many tokens as the 128k stream
-    holds, then one run of the 128k stream; best of `rounds` each, and their
-    ratio.
+    holds, then one run of the 128k stream; the growth is the median over
+    `rounds` of the 128k run over the 8k runs of the same round (since
+    3 December; before, the best 128k run over the best 8k run, which could
+    take the two from different rounds, one in a slow spell: gpt_oss 1.27,
+    mistral_v3 1.50 in full runs, flat alone at 726-780 ns/token).
 
     Until 2 December the two came from the whole-text measurements, minutes
     apart, and a slow spell of the machine (see FLOOR_ROUNDS) during one of
@@ -348,16 +364,21 @@ def measure_growth(name: str, module, rounds: int = GROWTH_ROUNDS) -> dict:
         "large": (parse_large, len(large.tokens)),
     }
     best = {which: float("inf") for which in runs}
+    pairs = []
     for _ in range(rounds):
+        this_round = {}
         for which, (run, tokens) in runs.items():
             elapsed, _result = _timed(run)
+            this_round[which] = elapsed / tokens
             best[which] = min(best[which], elapsed / tokens)
+        pairs.append(this_round["large"] / this_round["small"])
     return {
         "small_ns_per_token": best["small"],
         "small_streams_per_run": times,
         "large_ns_per_token": best["large"],
         "rounds": rounds,
-        "growth": best["large"] / best["small"],
+        "pairs": pairs,
+        "growth": median(pairs),
     }
 
 

@@ -146,7 +146,10 @@ pattern's match found before them. A text that starts in a state whose
 delimiters read nothing behind the read position (BLIND, from the
 compiler) becomes the buffer as it is, without the prefix's context before
 it (`_feed_whole`): at 128k tokens that is a 1.9 MB copy fewer, and a copy
-of that size costs more than the searches.
+of that size costs more than the searches. A long region that closes right
+after its body is routed without the whitespace its close strips
+(`_route_closing`), so its value is that one slice, not a strip of it (no
+event of parse_response reaches anyone).
 
 Alternatives. Where the whole-pattern analysis gives up (a look-behind, a
 look-ahead or an anchor where an alternative starts: `</think>|(?=\s*<tool_call>)`,
@@ -527,7 +530,9 @@ def transform_builder(node):
     if _transform_source(node, source_parts, names):
         code = "lambda scope: " + "".join(source_parts)
         try:
-            return eval(code, {"__builtins__": {}, **names})  # noqa: S307 - source made above from the transform's shape
+            return eval(
+                code, {"__builtins__": {}, **names}
+            )  # noqa: S307 - source made above from the transform's shape
         except (SyntaxError, RecursionError, MemoryError):
             pass  # nested deeper than Python's parser takes (about 200 brackets)
     return _transform_closures(node)
@@ -1614,6 +1619,7 @@ def last_anchor_end(anchor, text):
 # The streaming driver.
 # --------------------------------------------------------------------------
 
+
 class ContextCut:
     """How much of the text a template with unbounded look-behinds (CONTEXT
     -1) must really keep (compiler/lookbehind_reach.py proves it from the
@@ -1718,6 +1724,7 @@ class StreamParser:
         self._pos = 0  # read position, relative to _buf
         self._memo = {}
         self._lost = None  # the context a whole text is searched without (see _feed_whole)
+        self._whole = False  # parse_response's parser: no event reaches anyone (see _route_closing)
         self._matches = {}  # pattern -> its last search (see _scan); emptied as the buffer grows
         self._pieces = []  # held text not yet joined onto _buf (see feed)
         self._held_in_lead = False
@@ -2007,6 +2014,7 @@ class StreamParser:
             self._base += len(self._buf)
             self._buf = ""
             self._pos = 0
+        self._whole = True
         return self._feed_general(text)
 
     def _regain_context(self):
@@ -2446,8 +2454,11 @@ class StreamParser:
                 # partial one at or after `pos` is still the answer from `pos`.
                 key = (self._base, size, eos)
                 cached = self._matches.get(delim)
-                if cached is not None and cached[0] == key and pos >= cached[1] and (
-                    cached[2] is None or cached[2].start() >= pos
+                if (
+                    cached is not None
+                    and cached[0] == key
+                    and pos >= cached[1]
+                    and (cached[2] is None or cached[2].start() >= pos)
                 ):
                     match = cached[2]
                 else:
@@ -2499,7 +2510,13 @@ class StreamParser:
                 best = kind, index, start, end, {k: v for k, v in match.groupdict().items() if v is not None}
             return best, hold
         behind = context if 0 <= context <= pos else pos  # CONTEXT -1: all of the (short or cut) buffer
-        key = (self._state, eos, self._base == 0 and pos == behind, behind, buf[pos - behind :] if behind else buf[pos:])
+        key = (
+            self._state,
+            eos,
+            self._base == 0 and pos == behind,
+            behind,
+            buf[pos - behind :] if behind else buf[pos:],
+        )
         table = self._scan_table
         known = table.get(key)
         if known is None:
@@ -2641,7 +2658,11 @@ class StreamParser:
         """`_step` without the table."""
         pos = self._pos
         buf = self._buf
-        if scanner is not None and len(buf) - pos <= SETTLE_LIMIT and (not scanner.behind or self._behind_clear(scanner)):
+        if (
+            scanner is not None
+            and len(buf) - pos <= SETTLE_LIMIT
+            and (not scanner.behind or self._behind_clear(scanner))
+        ):
             # (longer rests are whole-text parsing: the search reads the text once, see _settle)
             tail = buf[pos:]
             hold = scanner.hold(tail)
@@ -2659,7 +2680,7 @@ class StreamParser:
             if best is not None:
                 kind, index, start, end, match = best
                 if start > self._pos:
-                    self._route(events, self._buf[self._pos : start])
+                    self._route_closing(events, start)
                 self._pos = end
                 if self._lost is not None:
                     self._regain_context()
@@ -2676,7 +2697,7 @@ class StreamParser:
                 continue
             if eos:
                 if self._pos < len(self._buf):
-                    self._route(events, self._buf[self._pos :])
+                    self._route_closing(events, len(self._buf))
                     self._pos = len(self._buf)
                 self._close(events)
                 break
@@ -2684,6 +2705,36 @@ class StreamParser:
                 self._route(events, self._buf[self._pos : hold])
                 self._pos = hold
             break
+
+    def _route_closing(self, events, end):
+        """Route the buffer from the read position to `end`, right before
+        the current region closes. In a whole text (parse_response, whose
+        events nobody reads) a long body that is the region's only piece is
+        sliced without the whitespace its close would strip: the slice is
+        then the value as it is, where slicing and then stripping copied a
+        whole region twice (at 128k tokens about a pass over the text).
+        Only when something else than whitespace is left, so the region is
+        opened exactly as by the raw slice."""
+        buf = self._buf
+        start = self._pos
+        if (
+            self._whole
+            and end - start > SETTLE_LIMIT
+            and not self._body
+            and self._trace is None
+            and self._current is not None
+        ):
+            if self.FIELDS[self._current].strips:
+                last = end
+                while start < last and buf[start].isspace():
+                    start += 1
+                while last > start and buf[last - 1].isspace():
+                    last -= 1
+                if start < last:
+                    self._route(events, buf[start:last])
+                    return
+                start = self._pos
+        self._route(events, buf[start:end])
 
     def _settle(self, events):
         """After a transition, before any search: the new state's scanner

@@ -258,7 +258,11 @@ def _cut_by_the_rule(rule, text, base, pos, state):
                 first = limit if lead is None else limit + 1
             if lead is not None:
                 run = first
-                while run > base and first - run < core.LEAD_RUN_LIMIT and core.regex_module().fullmatch(lead, text[run - 1]):
+                while (
+                    run > base
+                    and first - run < core.LEAD_RUN_LIMIT
+                    and core.regex_module().fullmatch(lead, text[run - 1])
+                ):
                     run -= 1
                 first = base if run == base or first - run >= core.LEAD_RUN_LIMIT else run
             at = max(first - before, last - before)
@@ -478,7 +482,9 @@ def test_context_cut_is_where_the_rule_says_on_streams_made_for_it(monkeypatch):
     for name, prefixes in sorted(prefixes_of.items()):
         cls = module_for(name).ResponseParser
         if cls.CUT is not None:
-            delimiters = {text for watch in cls.WATCH.values() for _, _, delim in watch for text in delim.literals or ()}
+            delimiters = {
+                text for watch in cls.WATCH.values() for _, _, delim in watch for text in delim.literals or ()
+            }
             streams.append((cls, sorted(delimiters), sorted(prefixes)))
     assert len(streams) >= 5
     for cls, delimiters, prefixes in streams:
@@ -622,3 +628,55 @@ def test_a_token_routed_whole_with_its_trigger_character_becomes_plain():
     assert streamed.finalize()[0] == {"role": "assistant", "content": "Hello first first"}
     assert not load_generated("llama4_pythonic").ResponseParser("")._scanner_of[-1].learns_triggered
     assert not load_generated("olmo3").ResponseParser("")._scanner_of[-1].learns_triggered
+
+
+STRIP_TEMPLATE = {
+    "version": 1,
+    "start_anchor": "<s>",
+    "fields": {
+        "reasoning_content": {"open": "<think>", "close": "</think>", "content": "text"},
+        "content": {"close": "<end>", "content": "text"},
+        "notes": {"open": "<raw>", "close": "</raw>", "content": "text", "content_args": {"strip": False}},
+    },
+}
+
+
+@pytest.mark.parametrize("edge", ["", " ", "\n\n", " \t\u3000\x1c", "\u2028 "])
+@pytest.mark.parametrize("inner", ["words and more words " * 60, " " * 1500, "x" + " \n" * 700 + "y"])
+def test_a_whole_text_slices_a_stripped_region_once(edge, inner):
+    """parse_response routes a long region that closes right after its body
+    without the whitespace its close strips (`_route_closing`): the value is
+    the routed slice itself, not a strip of it. A whitespace-only body, a
+    region that does not strip (`notes`), a last region that no delimiter
+    closes and a stream keep the raw text."""
+    from compiler import compile_template
+    from differential import assert_same_whole
+
+    module = compile_template(STRIP_TEMPLATE, name="strip_once")
+    for text in (
+        f"<think>{edge}{inner}{edge}</think>{edge}{inner}{edge}<end>",
+        f"{edge}{inner}{edge}",
+        f"<raw>{edge}{inner}{edge}</raw>",
+    ):
+        assert len(text) > core.SETTLE_LIMIT
+        assert_same_whole(STRIP_TEMPLATE, module, "<s>", text)
+        routed = []
+        parser = module.ResponseParser("<s>")
+        real_route = parser._route
+        parser._route = lambda events, piece: routed.append(piece) or real_route(events, piece)
+        parser._feed_whole(text)
+        message = parser.finalize()[0]
+        values = [message[field] for field in ("reasoning_content", "content", "notes") if field in message]
+        stripped = inner.strip()
+        if text.startswith("<raw>") or not text.endswith(">"):
+            # a region that keeps its whitespace; a last region with no close,
+            # routed up to the hold before finalize (stripped by a copy)
+            assert routed == [f"{edge}{inner}{edge}"]
+        elif stripped:
+            assert routed == [stripped] * len(values)
+            assert all(any(value is piece for piece in routed) for value in values)
+        else:  # nothing but whitespace: routed as it is, the close strips it to nothing
+            assert all(piece.isspace() for piece in routed)
+        streamed = module.ResponseParser("<s>")
+        streamed.feed(text)
+        assert not streamed._whole  # a stream's events carry the raw text
