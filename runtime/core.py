@@ -2714,16 +2714,11 @@ class StreamParser:
         then the value as it is, where slicing and then stripping copied a
         whole region twice (at 128k tokens about a pass over the text).
         Only when something else than whitespace is left, so the region is
-        opened exactly as by the raw slice."""
+        opened exactly as by the raw slice. (No step that routes this much
+        is remembered, see _step, so no trace records the slice.)"""
         buf = self._buf
         start = self._pos
-        if (
-            self._whole
-            and end - start > SETTLE_LIMIT
-            and not self._body
-            and self._trace is None
-            and self._current is not None
-        ):
+        if self._whole and end - start > SETTLE_LIMIT and not self._body and self._current is not None:
             if self.FIELDS[self._current].strips:
                 last = end
                 while start < last and buf[start].isspace():

@@ -641,6 +641,13 @@ STRIP_TEMPLATE = {
 }
 
 
+# the same without a content field: text outside the regions goes nowhere
+NULL_SINK_TEMPLATE = {
+    **STRIP_TEMPLATE,
+    "fields": {name: field for name, field in STRIP_TEMPLATE["fields"].items() if name != "content"},
+}
+
+
 @pytest.mark.parametrize("edge", ["", " ", "\n\n", " \t\u3000\x1c", "\u2028 "])
 @pytest.mark.parametrize("inner", ["words and more words " * 60, " " * 1500, "x" + " \n" * 700 + "y"])
 def test_a_whole_text_slices_a_stripped_region_once(edge, inner):
@@ -650,16 +657,22 @@ def test_a_whole_text_slices_a_stripped_region_once(edge, inner):
     region that does not strip (`notes`), a last region that no delimiter
     closes and a stream keep the raw text."""
     from compiler import compile_template
-    from differential import assert_same_whole
+    from differential import assert_same_behaviour, assert_same_whole
 
     module = compile_template(STRIP_TEMPLATE, name="strip_once")
+    sinkless = compile_template(NULL_SINK_TEMPLATE, name="strip_once_sinkless")
     for text in (
         f"<think>{edge}{inner}{edge}</think>{edge}{inner}{edge}<end>",
         f"{edge}{inner}{edge}",
         f"<raw>{edge}{inner}{edge}</raw>",
+        f"{edge}{inner}{edge}<end>",
     ):
         assert len(text) > core.SETTLE_LIMIT
-        assert_same_whole(STRIP_TEMPLATE, module, "<s>", text)
+        # a prefix that leaves text in the region: the body is not the slice alone
+        for prefix in ("<s>", "<s>x", "<s><think>ab"):
+            assert_same_whole(STRIP_TEMPLATE, module, prefix, text)
+        assert_same_whole(NULL_SINK_TEMPLATE, sinkless, "<s>", text)
+        assert_same_whole(NULL_SINK_TEMPLATE, sinkless, "<s>", f"{text}<think>x</think>")
         routed = []
         parser = module.ResponseParser("<s>")
         real_route = parser._route
@@ -680,3 +693,4 @@ def test_a_whole_text_slices_a_stripped_region_once(edge, inner):
         streamed = module.ResponseParser("<s>")
         streamed.feed(text)
         assert not streamed._whole  # a stream's events carry the raw text
+        assert_same_behaviour(STRIP_TEMPLATE, module, "<s>", [text])
