@@ -52,6 +52,9 @@ class Branch:
     # A branch read by its look-behind instead: every match (and partial
     # match) of it starts right after one of these characters.
     behind: tuple[str, ...] = ()
+    # It starts with `^` or `\\A`: every match (and partial match) of it
+    # starts the text, so once anything is consumed it matches nowhere.
+    at_start: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ def _distribute(items: list[Node], depth: int = 0) -> list[list[Node]]:
 
 def _branch(items: list[Node]) -> list[Branch]:
     """One alternative (it may split again after a skipped assertion)."""
+    at_start = bool(items) and isinstance(items[0], Anchor) and items[0].kind in (BOS, START)
     skipped = False
     exact_ahead = True
     while items:
@@ -108,7 +112,7 @@ def _branch(items: list[Node]) -> list[Branch]:
             for sequence in _distribute(items):
                 for branch in _branch(sequence):
                     out.append(
-                        Branch(branch.triggers, branch.leads, None, False)
+                        Branch(branch.triggers, branch.leads, None, False, at_start=at_start)
                         if skipped or not exact_ahead
                         else branch
                     )
@@ -135,7 +139,7 @@ def _branch(items: list[Node]) -> list[Branch]:
     exact = (
         not skipped and exact_ahead and (not leads or (len(leads) == 1 and hold_lead is not None and optional_leads))
     )
-    return [Branch(tuple(sorted(triggers)), tuple(leads), hold_lead if exact else None, exact)]
+    return [Branch(tuple(sorted(triggers)), tuple(leads), hold_lead if exact else None, exact, at_start=at_start)]
 
 
 def _partial_inside(look: Look) -> bool:

@@ -27,7 +27,10 @@ works like a lexer over the text not yet consumed (the tail):
    bounded; a tokenizer's vocabulary is finite). The buffer is not touched:
    the routed tokens are in the region's body anyway, and `_materialize`
    rebuilds the few characters of context regex delimiters read behind the
-   read position only when the general step needs the buffer.
+   read position only when the general step needs the buffer, joining the
+   routed tokens into one body piece (the region's value joins that). The
+   parser keeps its state in slots: it has more attributes than CPython's
+   shared-key instance dicts hold, and the common path reads three.
 2. Held lead runs. A token ending in lead characters of the state's hold
    lead routes what comes before the run and holds the run (a partial match
    of the lead-led delimiter starts there and nowhere earlier); more lead
@@ -46,7 +49,11 @@ works like a lexer over the text not yet consumed (the tail):
    answered from the scanner's table of them (`trigger_holds`: routed whole,
    held whole, or split), and the token after a held prefix that is no lead
    run (a lone `<`) is answered for both by `_feed_held`, as the general
-   step's stale branch would, without its other checks.
+   step's stale branch would, without its other checks. An alternative
+   that starts with `^` or `\\A` matches only where the text starts: its
+   prefixes (granite's `H`, `Here i`) go to the search only until
+   anything is consumed; from then on the state asks a scanner built
+   without it (`Scanner.later`), to which they are plain tokens.
 4. General step (`_process`, SPEC steps 1-5). When the tail holds a whole
    trigger string (or a prefix only an inexact delimiter owns), the
    delimiters are searched from the read position: literals with str.find
@@ -960,6 +967,7 @@ class Pattern:
         "behind",
         "finder",
         "settled",
+        "at_start",
     )
 
     grows_at_edge = True
@@ -976,6 +984,7 @@ class Pattern:
         branches=None,
         behind="",
         settled=None,
+        at_start=(),
     ):
         self.pattern = pattern
         # Smaller patterns for when the buffer settles the look-behind
@@ -988,6 +997,9 @@ class Pattern:
         # Scanner's prefix rules (compiler/branch_analysis.py); None: the
         # whole pattern is one rule.
         self.branches = branches
+        # The branches (indices) that start with `^` or `\\A`: they match
+        # only where the text starts (see Scanner.later).
+        self.at_start = tuple(at_start)
         rx = regex_module()
         self.compiled = rx.compile(pattern, rx.DOTALL)
         self.group_names = tuple(self.compiled.groupindex)
@@ -1398,17 +1410,21 @@ ROUTE_OP, OPEN_OP, CLOSE_OP = 0, 1, 2  # what a remembered general step does (se
 HOT_MODE, LEAD_HOT_MODE = 1, 2  # the common path a remembered step leaves open (see _step)
 
 
-def prefix_rules(delim):
+def prefix_rules(delim, later=False):
     """(trigger strings, exact, lead or None) per part of a delimiter: one
     for literals and most patterns, one per alternative for patterns the
-    compiler read branch by branch."""
+    compiler read branch by branch; `later`: without the alternatives that
+    match only where the text starts."""
     if delim.literals is not None:
         return ((delim.literals, True, None),)
     if delim.branches is not None:
+        branches = delim.branches
+        if later and delim.at_start:
+            branches = tuple(rule for index, rule in enumerate(branches) if index not in delim.at_start)
         if delim.behind:
             # One-character strings: text holding one takes the search.
-            return delim.branches + ((tuple(delim.behind), True, None),)
-        return delim.branches
+            return branches + ((tuple(delim.behind), True, None),)
+        return branches
     exact = delim.exact
     return ((delim.triggers, exact, delim.first_lead if exact and delim.leads else None),)
 
@@ -1448,12 +1464,14 @@ class Scanner:
         "lead_triggers",
         "behind",
         "learns_triggered",
+        "later",
     )
 
-    def __init__(self, watch, fast):
+    def __init__(self, watch, fast, later=False):
         strings = []
         prefixes = {}
-        for owned, exact, lead in (rule for _kind, _index, delim in watch for rule in prefix_rules(delim)):
+        rules = (rule for _kind, _index, delim in watch for rule in prefix_rules(delim, later))
+        for owned, exact, lead in rules:
             for string in owned:
                 strings.append(string)
                 for size in range(1, len(string)):
@@ -1469,7 +1487,7 @@ class Scanner:
         self.firsts = "".join(sorted({string[0] for string in self.strings}))
         self.single = self.firsts if len(self.firsts) == 1 else None
         self.prefixes = prefixes
-        self.longest = max(map(len, self.strings))
+        self.longest = max(map(len, self.strings), default=0)
         self.leads = fast.leads
         self.lead_ascii = fast.leads.ascii
         self.hold_lead = fast.hold_lead
@@ -1504,6 +1522,12 @@ class Scanner:
         # nor what came before changes that answer, and it takes the
         # common path's one lookup (see StreamParser._feed_trigger).
         self.learns_triggered = not self.behind and not any(self.leads.holds_char(s[0]) for s in self.strings)
+        # The scanner to ask once anything is consumed: one without the
+        # alternatives that match only where the text starts (granite's
+        # `^\\s*(?:Here is|Here's) my thought process:`), whose trigger
+        # prefixes (`H`, `Her`) would otherwise send every token holding
+        # one to the search; itself when there are none (see of_state).
+        self.later = self
 
     def learn(self, token):
         """Remember a plain token (up to a bound on the table's size)."""
@@ -1519,7 +1543,18 @@ class Scanner:
         for _kind, _index, delim in watch:
             if delim.literals is None and delim.triggers is None and not delim.behind:
                 return None
-        scanner = cls(watch, fast)
+        scanner = cls._checked(cls(watch, fast))
+        if scanner is not None and any(delim.literals is None and delim.at_start for _k, _i, delim in watch):
+            # (with no trigger string left, every token is plain: nothing
+            # can match any more)
+            later = cls._checked(cls(watch, fast, later=True))
+            if later is not None:
+                scanner.later = later
+        return scanner
+
+    @staticmethod
+    def _checked(scanner):
+        """`scanner`, or None when a trigger could start inside a lead run."""
         if any(scanner.leads.holds_char(char) for char in scanner.behind):
             return None
         overlap = "".join(char for char in scanner.firsts if scanner.leads.holds_char(char))
@@ -1699,6 +1734,59 @@ class StreamParser:
                unbounded look-behind's walk (else None: all text is kept)
       DEFAULTS the template's defaults
     """
+
+    # Slots, not an instance dict: a parser has more attributes than
+    # CPython's shared-key instance dicts hold (30), and every token reads
+    # and writes a few of them; a slot is read at a fixed offset. (A
+    # generated subclass declares none, so its instances have a dict for
+    # anything else; these names still resolve to the slots.)
+    __slots__ = (
+        "_anchored_state",
+        "_append_body",
+        "_barrier_last",
+        "_barrier_scanned",
+        "_base",
+        "_body",
+        "_buf",
+        "_captures",
+        "_chain",
+        "_chain_at",
+        "_chunk",
+        "_counted_scanned",
+        "_counted_seen",
+        "_current",
+        "_cut_id",
+        "_cut_stale",
+        "_cut_states",
+        "_dirty",
+        "_finalized",
+        "_head_first",
+        "_head_scanned",
+        "_held_hot",
+        "_held_in_lead",
+        "_hot",
+        "_hot_from",
+        "_lead_hot",
+        "_lost",
+        "_matches",
+        "_memo",
+        "_name",
+        "_opened",
+        "_output",
+        "_pieces",
+        "_pos",
+        "_scan_table",
+        "_scanner",
+        "_scanner_of",
+        "_stale",
+        "_state",
+        "_step_table",
+        "_tool_params",
+        "_trace",
+        "_uncut",
+        "_whole",
+        "initial_events",
+    )
 
     FIELDS = ()
     IMPLICIT = None
@@ -2084,18 +2172,22 @@ class StreamParser:
         body = self._body
         since = self._hot_from
         skipped = len(body) - since
+        if skipped > 1:
+            # Joined once, in place: its size is the buffer's offset, and the
+            # region's value (_close) joins one piece instead of the tokens
+            # (summing 18,000 token lengths cost three times this join). The
+            # body's length only shrinks to more than _hot_from, so no
+            # remembered chain (_chain_at <= _hot_from) starts to match it.
+            body[since:] = ["".join(body[since:])]
         context = self.CONTEXT
         if skipped and context < 0:
-            self._grow("".join(body[since:]))  # unbounded look-behind: all of it
+            self._grow(body[-1])  # unbounded look-behind: all of it
             self._pos = len(self._buf)
         elif skipped:
             old = self._buf
-            skipped_size = sum(map(len, body[since:])) if skipped > 1 else len(body[-1])
-            if context > 0:
-                kept = (old + "".join(body[max(since, len(body) - context) :]))[-context:]
-            else:
-                kept = ""
-            self._base += len(old) + skipped_size - len(kept)
+            routed = body[-1]
+            kept = (old + routed[-context:])[-context:] if context > 0 else ""
+            self._base += len(old) + len(routed) - len(kept)
             self._buf = kept
             self._pos = len(kept)
         self._hot = self._lead_hot = None
@@ -2107,12 +2199,6 @@ class StreamParser:
             raise RuntimeError("ResponseParser already finalized")
         self._held_hot = None
         if self._stale:
-            body = self._body
-            since = self._hot_from
-            if len(body) - since > 1:
-                # The tokens the common path routed, joined once: for the
-                # buffer (_materialize) and for the region's value (_close).
-                body[since:] = ["".join(body[since:])]
             self._materialize()
         events = []
         if self._pieces:
@@ -2166,6 +2252,8 @@ class StreamParser:
         if scanner is None:
             self._held_in_lead = False
             return
+        if scanner.later is not scanner and self._base + pos:
+            scanner = self._scanner = scanner.later  # past the text's start for good
         if pos >= len(buf) and not scanner.behind:
             # nothing held: the common path opens when a region is
             if self._opened and self._current is not None:
@@ -2646,10 +2734,13 @@ class StreamParser:
             self._pieces = list(pieces)
             self._stale = True
             self._hot_from = len(self._body)
+            scanner = self._scanner
+            if scanner.later is not scanner and self._base + pos:
+                scanner = self._scanner = scanner.later  # as _note_held did
             if mode == HOT_MODE:
-                self._hot = self._scanner.plain
+                self._hot = scanner.plain
             else:
-                self._lead_hot = self._scanner
+                self._lead_hot = scanner
         if chain is not None:
             self._chain = chain
             self._chain_at = len(self._body)

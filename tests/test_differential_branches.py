@@ -40,7 +40,23 @@ BRANCHES = {
     },
 }
 
-WHITESPACE_TOKENS = ["word ", "word\n", ".\n", ":\n", "\n    ", "\n\n", " ", "\t", "<", "</", "<c", "<th", "; ", "} ", "}\n"]
+WHITESPACE_TOKENS = [
+    "word ",
+    "word\n",
+    ".\n",
+    ":\n",
+    "\n    ",
+    "\n\n",
+    " ",
+    "\t",
+    "<",
+    "</",
+    "<c",
+    "<th",
+    "; ",
+    "} ",
+    "}\n",
+]
 
 SHAPES = [
     Shape(
@@ -85,7 +101,15 @@ SHAPES.append(
     Shape(
         "newline_trigger",
         NEWLINE_TRIGGER,
-        blocks=["Use f(x)\n  g(", "y)\n", "<calls>f(a)\n g(b)</calls>", "text \n\n", "a)\n\n  b(c) ", " <end>", "x) \t\nword"],
+        blocks=[
+            "Use f(x)\n  g(",
+            "y)\n",
+            "<calls>f(a)\n g(b)</calls>",
+            "text \n\n",
+            "a)\n\n  b(c) ",
+            " <end>",
+            "x) \t\nword",
+        ],
         noise=WHITESPACE_TOKENS + [")", ")\n", " \n", "\n\n", "f(", "word\n  "],
         prefixes=["", "<|assistant|>", "<|user|>hi<|assistant|>call f(1)"],
     )
@@ -175,6 +199,63 @@ SHAPES.append(
     )
 )
 
+# A reasoning open that only the text's start may hold (as granite's
+# `^\s*(?:Here is|Here's) my thought process:`): at the start its trigger
+# prefixes (`H`, `Here i`) and a whitespace run are partial matches; once
+# anything is consumed the alternative is dead, and the scanner asked from
+# then on (Scanner.later) routes them as plain text.
+AT_START = {
+    "version": 1,
+    "start_anchor": "<|assistant|>",
+    "fields": {
+        "reasoning_content": {
+            "open_pattern": r"^(?:\s*Here is|\s*Here's) my plan:|\s*<think>",
+            "close_pattern": r"</think>|(?:Here is|Here's) my answer:",
+        },
+        "content": {"close_pattern": r"\s*<end>\s*"},
+    },
+}
+
+SHAPES.append(
+    Shape(
+        "at_start",
+        AT_START,
+        blocks=[
+            "Here is my plan: think. Here is my answer: yes",
+            "  Here's my plan:",
+            "He",
+            "Here i",
+            "s my plan: later",
+            "Here's my answer: no <end>",
+            "<think>a</think>",
+            " Here is my plan: again",
+        ],
+        noise=WHITESPACE_TOKENS + ["H", "He", "Here", "Here i", "Here's", " my", " plan:", "Her", "\n  "],
+        prefixes=["", "<|assistant|>", "<|assistant|>  ", "<|assistant|>Here i", "<|assistant|>Hi. "],
+    )
+)
+
+
+# The same where the text's start is all the implicit state watches for
+# (`\A`): once anything is consumed, no delimiter can match there.
+START_ONLY = {
+    "version": 1,
+    "start_anchor": "<|assistant|>",
+    "fields": {
+        "reasoning_content": {"open_pattern": r"\A\s*<think>", "close": "</think>"},
+        "content": {},
+    },
+}
+
+SHAPES.append(
+    Shape(
+        "start_only",
+        START_ONLY,
+        blocks=["<think>a</think>b <think>c", " \n<think>", "<th", "ink>x", "y <think>z"],
+        noise=WHITESPACE_TOKENS + ["<think>", "<t", "ink>", "</think>", "</th"],
+        prefixes=["", "<|assistant|>", "<|assistant|> ", "<|assistant|><th", "<|assistant|>Hi "],
+    )
+)
 
 def test_inside_shape_has_a_scanner(compiled):
     """The implicit state of the inside shape gets a scanner that knows the
@@ -245,8 +326,41 @@ def test_every_delimiter_gets_branch_hints(compiled):
         assert Scanner.of_state(watch, parser.FAST.get(state)) is not None, state
 
 
+def test_at_start_scanner_drops_the_dead_alternative(compiled):
+    """The implicit state's scanner keeps the `^` alternative's prefixes
+    (held at the text's start); the one asked once anything is consumed
+    has none of them, and the parser switches to it for good."""
+    parser_class = compiled(SHAPES[4]).ResponseParser
+    assert parser_class.FIELDS[0].open.at_start == (0, 1)  # `^` before the group: both of its branches
+    scanner = parser_class._scanners()[-1]
+    later = scanner.later
+    assert later is not scanner and later.later is later
+    assert "Here is my plan:" in scanner.strings and not any(s.startswith("Her") for s in later.strings)
+    assert scanner.hold("Here i") == -1  # the full scanner leaves it to the search
+    assert later.hold("Here i") == len("Here i") and later.hold("x <th") == 1
+    for _ in range(2):  # the second time, the steps are remembered ones, replayed
+        parser = parser_class("<|assistant|>")
+        assert parser.feed("Here i") == []  # held: the text's start may still open reasoning
+        parser.feed("dea")
+        assert parser._scanner is later
+        events = parser.feed("Here i")  # a plain token now, on the common path
+        assert events == [{"type": "region_chunk", "field": "content", "text": "Here i", "dirty": False}]
+        assert parser._hot is later.plain
+        message, _ = parser.finalize()
+        assert message == {"content": "Here ideaHere i"}
+    # `\A` too; with nothing else watched, every token is plain once past the start
+    start_only = compiled(SHAPES[5]).ResponseParser._scanners()[-1]
+    assert start_only.later is not start_only and start_only.later.strings == ()
+    assert start_only.later.hold("a <th") == 5 and start_only.hold("a <th") == -1
+    # a state whose delimiters have no such alternative asks one scanner
+    plain_class = compiled(SHAPES[1]).ResponseParser
+    assert all(s is None or s.later is s for s in plain_class._scanners().values())
+
+
 @pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(data=st.data())
 def test_branches_match_reference(shape, compiled, data):
     prefix, chunks, tools = data.draw(cases(shape))

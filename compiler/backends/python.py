@@ -92,6 +92,9 @@ def _branches_code(delim, hint, leads: dict) -> str:
         lead = leads[branch.hold_lead] if branch.hold_lead is not None else "None"
         rules.append(f"({python_literal(list(branch.triggers))}, {branch.exact}, {lead})")
     args.append(f"branches=({''.join(rule + ', ' for rule in rules)})")
+    at_start = [index for index, branch in enumerate(hint.branches) if branch.at_start]
+    if at_start:
+        args.append(f"at_start=({''.join(f'{index}, ' for index in at_start)})")
     if hint.behind:
         args.append(f"behind={python_literal(''.join(hint.behind))}")
     settled = _settled_code(delim, leads)
@@ -270,7 +273,10 @@ def render(program: Program, *, vendored: bool = False) -> str:
         context=program.context,
         cut=cut,
         states=states,
-        leads=[{"var": var, "code": f"Lead({python_literal(lead.source)}, {python_literal(lead.ascii)})"} for lead, var in leads.items()],
+        leads=[
+            {"var": var, "code": f"Lead({python_literal(lead.source)}, {python_literal(lead.ascii)})"}
+            for lead, var in leads.items()
+        ],
         imports=sorted(imports),
     )
     return black.format_str(source, mode=BLACK_MODE)

@@ -74,6 +74,7 @@ REASONING_CONTENT_OPEN = Pattern(
         (["Here is", "Here's"], False, None),
         (["<think>"], True, LEAD_0),
     ),
+    at_start=(0,),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(

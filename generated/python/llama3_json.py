@@ -70,6 +70,7 @@ TOOL_CALLS_OPEN = Pattern(
         (["{"], False, None),
         (["<|python_tag|>"], True, LEAD_0),
     ),
+    at_start=(0,),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(

@@ -76,6 +76,7 @@ TOOL_CALLS_OPEN = Pattern(
         ([","], False, None),
         ([","], False, None),
     ),
+    at_start=(0,),
     behind=")",
     settled=Settled(
         Pattern(
@@ -86,6 +87,7 @@ TOOL_CALLS_OPEN = Pattern(
                 (["["], False, None),
                 (["<|python_start|>"], True, LEAD_0),
             ),
+            at_start=(0,),
         ),
         alive=Pattern(
             "(?:^\\s*\\[|\\s*<\\|python_start\\|>\\s*\\[|(?<=\\))\\s*,)\\s*(?P<name>[A-Za-z_][\\w.]*)\\(",
@@ -96,6 +98,7 @@ TOOL_CALLS_OPEN = Pattern(
                 (["<|python_start|>"], True, LEAD_0),
                 ([","], False, None),
             ),
+            at_start=(0,),
         ),
         anchored="\\A(?:\\s*\\[)",
         tail=1,
