@@ -2730,13 +2730,13 @@ class StreamParser:
         self._base += cut
         self._pos = pos
         self._held_in_lead = held_in_lead
+        scanner = self._scanner
+        if scanner is not None and scanner.later is not scanner and self._base + pos:
+            scanner = self._scanner = scanner.later  # as _note_held did, whatever it left open
         if mode:
             self._pieces = list(pieces)
             self._stale = True
             self._hot_from = len(self._body)
-            scanner = self._scanner
-            if scanner.later is not scanner and self._base + pos:
-                scanner = self._scanner = scanner.later  # as _note_held did
             if mode == HOT_MODE:
                 self._hot = scanner.plain
             else:

@@ -257,6 +257,7 @@ SHAPES.append(
     )
 )
 
+
 def test_inside_shape_has_a_scanner(compiled):
     """The implicit state of the inside shape gets a scanner that knows the
     look-behinds' last character (it had none while such look-behinds made
@@ -348,6 +349,13 @@ def test_at_start_scanner_drops_the_dead_alternative(compiled):
         assert parser._hot is later.plain
         message, _ = parser.finalize()
         assert message == {"content": "Here ideaHere i"}
+        # a step past the start that leaves text held (` <th`), not the common path open
+        parser = parser_class("<|assistant|>")
+        assert parser.feed("Hi <th") == [
+            {"type": "region_open", "field": "content"},
+            {"type": "region_chunk", "field": "content", "text": "Hi", "dirty": False},
+        ]
+        assert parser._hot is None and parser._scanner is later
     # `\A` too; with nothing else watched, every token is plain once past the start
     start_only = compiled(SHAPES[5]).ResponseParser._scanners()[-1]
     assert start_only.later is not start_only and start_only.later.strings == ()
