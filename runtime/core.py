@@ -153,7 +153,9 @@ pattern's match found before them. A text that starts in a state whose
 delimiters read nothing behind the read position (BLIND, from the
 compiler) becomes the buffer as it is, without the prefix's context before
 it (`_feed_whole`): at 128k tokens that is a 1.9 MB copy fewer, and a copy
-of that size costs more than the searches. A long region that closes right
+of that size costs more than the searches. The text is searched once, by
+finalize, as the end of the stream: no step searches it first for what
+more text could complete. A long region that closes right
 after its body is routed without the whitespace its close strips
 (`_route_closing`), so its value is that one slice, not a strip of it (no
 event of parse_response reaches anyone).
@@ -199,6 +201,7 @@ and is never a held lead run (`Scanner.lead_triggers`).
 import inspect
 import json
 import re
+import unicodedata
 from copy import deepcopy
 from json.encoder import encode_basestring_ascii
 
@@ -1243,6 +1246,68 @@ class Settled:
         return self.alive
 
 
+def rare_anchor(string):
+    """(character, offset) of the character of `string` least likely in
+    model output, or None when it holds none: a non-ASCII symbol (DeepSeek's
+    `｜` and `▁`) before `|`, `^` or `~` (`<|im_end|>`), the first of the
+    rarest. Letters, digits, spaces, brackets and the other ASCII
+    punctuation occur in prose and code every few dozen characters."""
+    best = None
+    for offset, char in enumerate(string):
+        if not char.isascii() and unicodedata.category(char)[0] == "S":
+            return char, offset
+        if best is None and char in "|^~":
+            best = char, offset
+    return best
+
+
+# Immutable values a template's defaults copy as they are.
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+class Anchor:
+    """Strings that hold one rare character at one offset (see rare_anchor),
+    searched for by that character: str.find of one character is a memchr
+    pass, 10-20 times faster over a long non-ASCII text than a pass of `re`
+    or a str.find of a whole string (2.5 against 30-60 us over 37k
+    characters of prose with a `🙂`), and each occurrence is checked. Past
+    MISSES occurrences that start none of the strings (a Markdown table's
+    `|`) the rest is one pass of their alternation: no slower than without
+    the anchor by more than those checks."""
+
+    __slots__ = ("char", "offset", "strings", "alternation")
+
+    MISSES = 16
+
+    def __init__(self, char, offset, strings):
+        self.char = char
+        self.offset = offset
+        self.strings = tuple(strings)
+        self.alternation = re.compile("|".join(map(re.escape, self.strings)))
+
+    def __repr__(self):
+        return f"Anchor({self.char!r}, {self.offset}, {list(self.strings)!r})"
+
+    def find(self, buf, start, limit):
+        """Leftmost start at or after `start` of one of the strings that
+        ends by `limit` (as str.find(string, start, limit)), or -1."""
+        char = self.char
+        offset = self.offset
+        strings = self.strings
+        misses = 0
+        at = buf.find(char, start + offset, limit)
+        while at >= 0:
+            begin = at - offset
+            if buf.startswith(strings, begin, limit):
+                return begin
+            misses += 1
+            if misses > self.MISSES:
+                match = self.alternation.search(buf, begin + 1, limit)
+                return -1 if match is None else match.start()
+            at = buf.find(char, at + 1, limit)
+        return -1
+
+
 class Horizon:
     """Where the first trigger string of any of a state's delimiters occurs
     from the read position, for whole-text parsing (a rest longer than
@@ -1252,13 +1317,16 @@ class Horizon:
     the state's strings, not once per delimiter, and a string that occurs
     nowhere is read to the end once per parse.
 
-    The strings go in groups by their first character: one str.find for a
-    string alone, one pass of the alternation for a group (`re` runs it by
-    the common start: on prose with a `<` every 150 characters, one pass
-    for `</think>|<think>|<tool_call>` takes 15 us over 37k characters where
-    three str.find take 37), each bounded by the best found so far and
-    memoised per parser as `Literals.find` does (the start found, or -1 and
-    how far the text was read)."""
+    The strings go in groups: those holding a rare character (see
+    rare_anchor) by that character and its offset, searched with an Anchor;
+    the others by their first character: one str.find for a string alone,
+    one pass of the alternation for a group (`re` runs it by the common
+    start: on prose with a `<` every 150 characters, one pass for
+    `</think>|<think>|<tool_call>` takes 15 us over 37k characters where
+    three str.find take 37). Each search is bounded by the best found so far
+    and memoised per parser as `Literals.find` does (the start found, or -1
+    and how far the text was read), under the string itself for a group of
+    one (so `Literals.find` reads the memo too)."""
 
     __slots__ = ("searches", "watch")
 
@@ -1268,16 +1336,18 @@ class Horizon:
         self.watch = tuple(sorted(watch, key=lambda entry: entry[2].literals is not None))
         groups = {}
         for string in sorted(strings):
-            groups.setdefault(string[0], []).append(string)
-        # (str.find's string or the group's alternation, longest, shortest)
-        self.searches = tuple(
-            (
-                members[0] if len(members) == 1 else re.compile("|".join(map(re.escape, members))),
-                max(map(len, members)),
-                min(map(len, members)),
-            )
-            for members in groups.values()
-        )
+            groups.setdefault(rare_anchor(string) or string[0], []).append(string)
+        # (memo key: the string alone or the group's search; longest;
+        # shortest; the group's Anchor or None)
+        searches = []
+        for by, members in groups.items():
+            anchor = Anchor(by[0], by[1], members) if type(by) is tuple else None
+            if len(members) == 1:
+                key = members[0]
+            else:
+                key = anchor or re.compile("|".join(map(re.escape, members)))
+            searches.append((key, max(map(len, members)), min(map(len, members)), anchor))
+        self.searches = tuple(searches)
 
     @classmethod
     def of_state(cls, watch):
@@ -1298,7 +1368,7 @@ class Horizon:
         """Start of the leftmost string from `pos`, or len(buf) when none."""
         best = size = len(buf)
         pos_abs = base + pos
-        for key, width, shortest in self.searches:
+        for key, width, shortest, anchor in self.searches:
             cached = memo.get(key)
             if cached is not None and cached[0] >= pos_abs:
                 found = cached[0] - base
@@ -1311,7 +1381,9 @@ class Horizon:
                 start = max(pos, cached[1] - width + 1 - base)
             if limit - start < shortest:
                 continue  # read already (or nothing earlier fits)
-            if type(key) is str:
+            if anchor is not None:
+                found = anchor.find(buf, start, limit)
+            elif type(key) is str:
                 found = buf.find(key, start, limit)
             else:
                 match = key.search(buf, start, limit)
@@ -1848,7 +1920,10 @@ class StreamParser:
         self._uncut = CUT_DONE
         self._chain = None  # the steps that follow the last remembered one (see _feed_general)
         self._chain_at = 0  # the body's length when it was set
-        self._output = deepcopy(self.DEFAULTS)
+        defaults = self.DEFAULTS
+        # (a template's defaults are mostly strings: copying those needs no deepcopy, which costs 3 us)
+        flat = all(type(value) in _ATOMS for value in defaults.values())
+        self._output = dict(defaults) if flat else deepcopy(defaults)
         self._enter_implicit()
         self._captures = {}
         self._body = []
@@ -2084,13 +2159,19 @@ class StreamParser:
         return [{"type": "region_chunk", "field": self._name, "text": routed, "dirty": self._dirty}]
 
     def _feed_whole(self, text):
-        """parse_response's long text. When all of the buffer is consumed
-        context and the state's delimiters read nothing behind the read
-        position (BLIND), the text becomes the buffer as it is, without the
-        context before it: a 1.9 MB copy fewer at 128k tokens. The context
-        comes back (`_regain_context`) if a transition leaves the read
-        position closer to the text's start than CONTEXT; past that no
-        search reads before the text."""
+        """parse_response's long text, all of the output there is: it joins
+        the buffer unsearched, and finalize searches it as the end of the
+        stream, so no step first searches it for what more text could
+        complete (partial matches, the hold-back) only to search its tail
+        again at the end. When all of the buffer is consumed context and the
+        state's delimiters read nothing behind the read position (BLIND),
+        the text becomes the buffer as it is, without the context before
+        it: a 1.9 MB copy fewer at 128k tokens. The context comes back
+        (`_regain_context`) if a transition leaves the read position closer
+        to the text's start than CONTEXT; past that no search reads before
+        the text."""
+        if self._finalized:
+            raise RuntimeError("ResponseParser already finalized")
         if (
             self._buf
             and not self._pieces
@@ -2103,7 +2184,10 @@ class StreamParser:
             self._buf = ""
             self._pos = 0
         self._whole = True
-        return self._feed_general(text)
+        self._chain = None
+        if self._stale:
+            self._materialize()
+        self._append(text)
 
     def _regain_context(self):
         """After a transition in a whole text searched without its context."""
@@ -2562,6 +2646,8 @@ class StreamParser:
                     if start < hold:
                         hold = start
                     continue
+                if not delim.group_names:
+                    match = None  # no captures to read (groupdict costs as much as the match's span)
             length = end - start
             if best is not None:
                 if start > best_start:

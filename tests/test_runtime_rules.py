@@ -506,7 +506,9 @@ def test_fields_expose_their_delimiters():
     assert fields["content"].open is None and fields["content"].close is None
 
 
-@given(st.lists(st.text(alphabet=" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000ab\u00e9\U0001f642", max_size=6), max_size=8))
+@given(
+    st.lists(st.text(alphabet=" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000ab\u00e9\U0001f642", max_size=6), max_size=8)
+)
 def test_join_stripped_is_join_then_strip(pieces):
     """A text region's body joined stripped (one copy): the same string as
     joining it and stripping the result, whatever whitespace (str.isspace)
@@ -546,6 +548,92 @@ def test_horizon_finds_the_leftmost_string(strings, letters, positions):
         assert horizon.first(text, pos, 0, memo) == (starts[0] if starts else len(text)), (strings, text, pos)
 
 
+def test_rare_anchor_picks_the_character_least_likely_in_output():
+    """A non-ASCII symbol first, then `|`, `^` or `~`, the first of the
+    rarest; none for strings of letters, digits and common punctuation."""
+    from runtime.core import rare_anchor
+
+    assert rare_anchor("<｜tool▁calls▁begin｜>") == ("｜", 1)
+    assert rare_anchor("<|im_end|>") == ("|", 1)
+    assert rare_anchor("a|b▁") == ("▁", 3)  # a symbol beats `|`, wherever it is
+    assert rare_anchor("]~b]") == ("~", 1)
+    assert rare_anchor("x^y") == ("^", 1)
+    assert rare_anchor("é</think>") is None  # a non-ASCII letter is no anchor
+    assert rare_anchor("</think>") is None and rare_anchor("[TOOL_CALLS]") is None
+
+
+def test_horizon_groups_strings_by_their_rare_character():
+    """DeepSeek's `<｜…｜>` tokens are found by their `｜` (one group per
+    offset), the others by their first character as before; a group of one
+    is memoised under its string, which Literals.find reads too."""
+    from runtime.core import Horizon
+
+    strings = {"</think>", "<think>", "<｜end▁of▁sentence｜>", "<｜tool▁calls▁begin｜>", "xy｜"}
+    horizon = Horizon(strings, ())
+    groups = sorted(
+        (anchor.char, anchor.offset, anchor.strings, key == anchor.strings[0]) if anchor else (key.pattern,)
+        for key, _, _, anchor in horizon.searches
+    )
+    assert groups == [
+        ("</think>|<think>",),
+        ("｜", 1, ("<｜end▁of▁sentence｜>", "<｜tool▁calls▁begin｜>"), False),
+        ("｜", 2, ("xy｜",), True),
+    ]
+    text = "a</b>xy" + "<｜end▁of▁sentence｜>" + "<think>"
+    memo = {}
+    assert horizon.first(text, 0, 0, memo) == 7
+    assert memo["xy｜"] == (-1, 7 - 1 + 3)  # read up to where it could still start first
+    assert horizon.first(text, 8, 0, memo) == len(text) - len("<think>")
+
+
+class _CountingStr(str):
+    """A text that counts its str.find calls."""
+
+    finds = 0
+
+    def find(self, *args):
+        type(self).finds += 1
+        return super().find(*args)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from(["|", "<", "<|a", "<|a|>", "|>", "x", "<|b|>", "b"]), max_size=60),
+    st.integers(0, 20),
+    st.integers(0, 40),
+)
+def test_anchor_finds_the_leftmost_string_ending_by_the_limit(pieces, start, cut):
+    """Anchor.find is str.find over its strings: the leftmost start at or
+    after `start` of a string that ends by `limit`, or -1; through the
+    fallback pass too (texts with more decoy `|` than MISSES)."""
+    from runtime.core import Anchor
+
+    anchor = Anchor("|", 1, ["<|a|>", "<|b|>"])
+    text = "".join(pieces)
+    limit = max(0, len(text) - cut)
+    starts = [at for at in range(start, limit) if any(text.startswith(s, at, limit) for s in anchor.strings)]
+    assert anchor.find(text, start, limit) == (starts[0] if starts else -1)
+
+
+def test_anchor_gives_up_on_a_common_character():
+    """Past MISSES occurrences that start none of the strings (a Markdown
+    table's `|`), the rest is one pass of the alternation: the character is
+    not looked for again and again."""
+    from runtime.core import Anchor
+
+    anchor = Anchor("|", 1, ["<|a|>"])
+    table = "| a | b |\n" * 200
+    _CountingStr.finds = 0
+    assert anchor.find(_CountingStr(table + "<|a|>"), 0, len(table) + 5) == len(table)
+    assert _CountingStr.finds == Anchor.MISSES + 1
+    _CountingStr.finds = 0
+    assert anchor.find(_CountingStr(table), 0, len(table)) == -1
+    assert _CountingStr.finds == Anchor.MISSES + 1
+    _CountingStr.finds = 0
+    assert anchor.find(_CountingStr("x" * 50 + "<|a|>"), 0, 55) == 50
+    assert _CountingStr.finds == 1  # a rare character: one find
+
+
 def test_horizon_reads_a_later_group_back_to_the_best_start():
     """A string of a group searched later may start one character before
     the best start found so far (and run past it): "zab" before "ab"."""
@@ -577,7 +665,9 @@ def test_choose_follows_the_buffer():
     assert settled.choose("[f(a=1)] and then (x) more", 9, 0, {}) is settled.alive
     assert settled.choose("words (x) more", 3, 0, {}) is settled.dead
     assert settled.choose("[f(a=1)] and <|python_start|> more", 9, 0, {}) is None
-    assert settled.choose("[f(a=1)] and [x] more", 9, 0, {}) is None  # ` [`: the forward search may report a partial match
+    assert (
+        settled.choose("[f(a=1)] and [x] more", 9, 0, {}) is None
+    )  # ` [`: the forward search may report a partial match
     assert settled.choose("[f(a=1)]", 1, 0, {}) is None  # `(?<=\))` at 1 would not see the head's end
     assert settled.choose("  ", 2, 0, {}) is None  # the head partly matches: nothing is settled
     assert settled.choose("[f(x)", 2, 0, {}) is settled.alive  # `(?<=\))` at 2 reads the 1 after the head
@@ -632,7 +722,23 @@ def test_settled_patterns_find_what_the_original_finds():
     import random
 
     delim = _llama4_open()
-    pieces = ["[", "]", ")", "(", ",", " ,", " ", "\n", "x", "f(", "f(a=1)", "<|python_start|>", "<|python_end|>", "<|py", "\t["]
+    pieces = [
+        "[",
+        "]",
+        ")",
+        "(",
+        ",",
+        " ,",
+        " ",
+        "\n",
+        "x",
+        "f(",
+        "f(a=1)",
+        "<|python_start|>",
+        "<|python_end|>",
+        "<|py",
+        "\t[",
+    ]
     rng = random.Random(7)
     chosen_count = {"alive": 0, "dead": 0}
     for _ in range(3000):
@@ -651,6 +757,10 @@ def test_settled_patterns_find_what_the_original_finds():
             found = chosen.search(text, pos, partial)
             if found is None and expected is not None and expected[0] == (len(text), len(text)):
                 continue  # an empty partial match at the end holds nothing back
-            found = None if found is None else (found.span(), found.partial, found.groupdict() if not found.partial else expected[2])
+            found = (
+                None
+                if found is None
+                else (found.span(), found.partial, found.groupdict() if not found.partial else expected[2])
+            )
             assert found == expected, (text, pos, partial)
     assert min(chosen_count.values()) > 200, chosen_count

@@ -538,21 +538,24 @@ def test_whole_text_searched_without_its_context(prefix, head):
     parser = module.ResponseParser(prefix)
     context = parser._buf
     parser._feed_whole(text)
+    assert parser._lost == (context or None) and parser._pos == 0  # unsearched until finalize
+    parser.finalize()
     # searched without the context when there was one; regained or let go
     # at the first transition (the look-ahead open, at the first X)
     assert parser._lost == (context if context and "X" not in text else None)
 
 
 class _CountedSearch:
-    """A Horizon search that runs the real str.find or pass and counts the
-    characters it read: from its start to what it found, or to its limit."""
+    """A Horizon search that runs the real str.find, Anchor or pass and
+    counts the characters it read: from its start to what it found, or to
+    its limit."""
 
-    def __init__(self, key, counter):
-        self.key, self.counter = key, counter
+    def __init__(self, key, counter, anchor):
+        self.key, self.counter, self.anchor = key, counter, anchor
 
     def search(self, buf, start, limit):
-        if type(self.key) is str:
-            found = buf.find(self.key, start, limit)
+        if self.anchor is not None or type(self.key) is str:
+            found = self.anchor.find(buf, start, limit) if self.anchor else buf.find(self.key, start, limit)
             match = None if found < 0 else _Found(found)
         else:
             match = self.key.search(buf, start, limit)
@@ -587,7 +590,10 @@ def test_a_whole_text_is_read_about_once_per_state(name, monkeypatch):
         if horizon is not None:
             counted = core.Horizon.__new__(core.Horizon)
             counted.watch = horizon.watch
-            counted.searches = tuple((_CountedSearch(key, counter), *rest) for key, *rest in horizon.searches)
+            counted.searches = tuple(
+                (_CountedSearch(key, counter, anchor), width, shortest, None)
+                for key, width, shortest, anchor in horizon.searches
+            )
             horizons[state] = counted
     assert horizons, "every one of these templates has a state with several trigger strings"
     monkeypatch.setattr(cls, "_HORIZONS", {**cls._horizons(), **horizons})
@@ -653,9 +659,10 @@ NULL_SINK_TEMPLATE = {
 def test_a_whole_text_slices_a_stripped_region_once(edge, inner):
     """parse_response routes a long region that closes right after its body
     without the whitespace its close strips (`_route_closing`): the value is
-    the routed slice itself, not a strip of it. A whitespace-only body, a
-    region that does not strip (`notes`), a last region that no delimiter
-    closes and a stream keep the raw text."""
+    the routed slice itself, not a strip of it; so does a last region that
+    no delimiter closes (the whole text is searched as the end of the
+    stream). A whitespace-only body, a region that does not strip (`notes`)
+    and a stream keep the raw text."""
     from compiler import compile_template
     from differential import assert_same_behaviour, assert_same_whole
 
@@ -681,9 +688,7 @@ def test_a_whole_text_slices_a_stripped_region_once(edge, inner):
         message = parser.finalize()[0]
         values = [message[field] for field in ("reasoning_content", "content", "notes") if field in message]
         stripped = inner.strip()
-        if text.startswith("<raw>") or not text.endswith(">"):
-            # a region that keeps its whitespace; a last region with no close,
-            # routed up to the hold before finalize (stripped by a copy)
+        if text.startswith("<raw>"):  # a region that keeps its whitespace
             assert routed == [f"{edge}{inner}{edge}"]
         elif stripped:
             assert routed == [stripped] * len(values)
@@ -694,3 +699,29 @@ def test_a_whole_text_slices_a_stripped_region_once(edge, inner):
         streamed.feed(text)
         assert not streamed._whole  # a stream's events carry the raw text
         assert_same_behaviour(STRIP_TEMPLATE, module, "<s>", [text])
+
+
+NESTED_DEFAULTS_TEMPLATE = {
+    "version": 1,
+    "start_anchor": "<s>",
+    "defaults": {"role": "assistant", "tool_calls": [], "meta": {"source": "model"}},
+    "fields": {
+        "tool_calls": {"open": "<call>", "close": "</call>", "repeats": True, "content": "json"},
+        "content": {"content": "text"},
+    },
+}
+
+
+def test_defaults_are_copied_per_parse():
+    """A template's defaults are copied into each message: strings as they
+    are, a list or an object deeply, so a repeated field appending to a
+    default list changes neither the template nor the next message."""
+    from compiler import compile_template
+    from differential import assert_same_whole
+
+    module = compile_template(NESTED_DEFAULTS_TEMPLATE, name="nested_defaults")
+    text = 'Hi <call>{"a": 1}</call>'
+    for _ in range(2):
+        assert_same_whole(NESTED_DEFAULTS_TEMPLATE, module, "", text)
+        assert module.parse_response(text, prefix="")["tool_calls"] == [{"a": 1}]
+    assert module.ResponseParser.DEFAULTS == NESTED_DEFAULTS_TEMPLATE["defaults"]
