@@ -147,7 +147,8 @@ of plain tokens (LEARN_LIMIT), which would otherwise keep every output a
 server parses. The text is read about once per state it passes through:
 over a rest longer than LONG_TEXT each state first finds where the first
 of all its delimiters' trigger strings starts (`Horizon`: one pass per
-group of strings with a common first character, memoised per parser), the
+group of strings with a common first character, or a str.find of the rare
+character a group holds, `Anchor`; memoised per parser), the
 delimiters search from there, and literals only up to the start of a
 pattern's match found before them. A text that starts in a state whose
 delimiters read nothing behind the read position (BLIND, from the
@@ -2159,17 +2160,18 @@ class StreamParser:
         return [{"type": "region_chunk", "field": self._name, "text": routed, "dirty": self._dirty}]
 
     def _feed_whole(self, text):
-        """parse_response's long text, all of the output there is: it joins
-        the buffer unsearched, and finalize searches it as the end of the
-        stream, so no step first searches it for what more text could
-        complete (partial matches, the hold-back) only to search its tail
-        again at the end. When all of the buffer is consumed context and the
-        state's delimiters read nothing behind the read position (BLIND),
-        the text becomes the buffer as it is, without the context before
-        it: a 1.9 MB copy fewer at 128k tokens. The context comes back
-        (`_regain_context`) if a transition leaves the read position closer
-        to the text's start than CONTEXT; past that no search reads before
-        the text."""
+        """parse_response's long text, all of the output there is, on a
+        parser fresh from its prefix (no step remembered, nothing routed by
+        the common path since): it joins the buffer unsearched, and
+        finalize searches it as the end of the stream, so no step first
+        searches it for what more text could complete (partial matches, the
+        hold-back) only to search its tail again at the end. When all of
+        the buffer is consumed context and the state's delimiters read
+        nothing behind the read position (BLIND), the text becomes the
+        buffer as it is, without the context before it: a 1.9 MB copy fewer
+        at 128k tokens. The context comes back (`_regain_context`) if a
+        transition leaves the read position closer to the text's start than
+        CONTEXT; past that no search reads before the text."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
         if (
@@ -2184,10 +2186,7 @@ class StreamParser:
             self._buf = ""
             self._pos = 0
         self._whole = True
-        self._chain = None
-        if self._stale:
-            self._materialize()
-        self._append(text)
+        self._append(text)  # (finalize leaves the common path, if the prefix opened it)
 
     def _regain_context(self):
         """After a transition in a whole text searched without its context."""

@@ -540,6 +540,8 @@ def test_whole_text_searched_without_its_context(prefix, head):
     parser._feed_whole(text)
     assert parser._lost == (context or None) and parser._pos == 0  # unsearched until finalize
     parser.finalize()
+    with pytest.raises(RuntimeError, match="already finalized"):
+        parser._feed_whole(text)
     # searched without the context when there was one; regained or let go
     # at the first transition (the look-ahead open, at the first X)
     assert parser._lost == (context if context and "X" not in text else None)
