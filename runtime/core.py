@@ -854,6 +854,12 @@ def tail_prefix_start(buf, low, firsts, prefixes):
 LONG_TEXT = 4096  # from this many characters on, several trigger strings are searched in one pass
 
 
+def literal_alternation(strings):
+    """One `re` pass over a text for several literal strings (at one
+    position the first listed wins)."""
+    return re.compile("|".join(map(re.escape, strings)))
+
+
 class Literals:
     """A delimiter given as one literal or a list of literals.
 
@@ -1032,7 +1038,7 @@ class Pattern:
                 while not trigger.startswith(common):
                     common = common[:-1]
             if len(common) > 1:
-                self.finder = re.compile("|".join(map(re.escape, self.triggers)))
+                self.finder = literal_alternation(self.triggers)
 
     def __repr__(self):
         return f"Pattern({self.pattern!r})"
@@ -1262,10 +1268,6 @@ def rare_anchor(string):
     return best
 
 
-# Immutable values a template's defaults copy as they are.
-_ATOMS = frozenset({str, int, float, bool, type(None)})
-
-
 class Anchor:
     """Strings that hold one rare character at one offset (see rare_anchor),
     searched for by that character: str.find of one character is a memchr
@@ -1284,7 +1286,7 @@ class Anchor:
         self.char = char
         self.offset = offset
         self.strings = tuple(strings)
-        self.alternation = re.compile("|".join(map(re.escape, self.strings)))
+        self.alternation = literal_alternation(self.strings)
 
     def __repr__(self):
         return f"Anchor({self.char!r}, {self.offset}, {list(self.strings)!r})"
@@ -1346,7 +1348,7 @@ class Horizon:
             if len(members) == 1:
                 key = members[0]
             else:
-                key = anchor or re.compile("|".join(map(re.escape, members)))
+                key = anchor or literal_alternation(members)
             searches.append((key, max(map(len, members)), min(map(len, members)), anchor))
         self.searches = tuple(searches)
 
@@ -1784,6 +1786,8 @@ class ContextCut:
 
 
 OPEN, CLOSE = 0, 1
+# Immutable values a template's defaults copy as they are (StreamParser.__init__).
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 class StreamParser:
@@ -2174,13 +2178,7 @@ class StreamParser:
         CONTEXT; past that no search reads before the text."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
-        if (
-            self._buf
-            and not self._pieces
-            and self._pos == len(self._buf)
-            and self._state in self.BLIND
-            and (not self._stale or len(self._body) == self._hot_from)
-        ):
+        if self._buf and not self._pieces and self._pos == len(self._buf) and self._state in self.BLIND:
             self._lost = self._buf
             self._base += len(self._buf)
             self._buf = ""

@@ -665,9 +665,8 @@ def test_choose_follows_the_buffer():
     assert settled.choose("[f(a=1)] and then (x) more", 9, 0, {}) is settled.alive
     assert settled.choose("words (x) more", 3, 0, {}) is settled.dead
     assert settled.choose("[f(a=1)] and <|python_start|> more", 9, 0, {}) is None
-    assert (
-        settled.choose("[f(a=1)] and [x] more", 9, 0, {}) is None
-    )  # ` [`: the forward search may report a partial match
+    # ` [`: the forward search may report a partial match
+    assert settled.choose("[f(a=1)] and [x] more", 9, 0, {}) is None
     assert settled.choose("[f(a=1)]", 1, 0, {}) is None  # `(?<=\))` at 1 would not see the head's end
     assert settled.choose("  ", 2, 0, {}) is None  # the head partly matches: nothing is settled
     assert settled.choose("[f(x)", 2, 0, {}) is settled.alive  # `(?<=\))` at 2 reads the 1 after the head

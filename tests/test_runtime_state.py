@@ -556,8 +556,11 @@ class _CountedSearch:
         self.key, self.counter, self.anchor = key, counter, anchor
 
     def search(self, buf, start, limit):
-        if self.anchor is not None or type(self.key) is str:
-            found = self.anchor.find(buf, start, limit) if self.anchor else buf.find(self.key, start, limit)
+        if self.anchor is not None:
+            found = self.anchor.find(buf, start, limit)
+            match = None if found < 0 else _Found(found)
+        elif type(self.key) is str:
+            found = buf.find(self.key, start, limit)
             match = None if found < 0 else _Found(found)
         else:
             match = self.key.search(buf, start, limit)
