@@ -91,7 +91,7 @@ def run_ray(template: str, source: Path, target: Path) -> tuple[float, float]:
     import ray
 
     from compiler import compile_template
-    from compiler import source as sources
+    from compiler.frontend import source as sources
     from runtime.batch import ParseBatch
 
     module = compile_template(sources.read(template).template, name=template)
@@ -106,7 +106,7 @@ def sample_rates(template: str, count: int) -> dict:
     from transformers.utils.chat_parsing import ResponseParser as ReferenceParser
 
     from compiler import compile_template
-    from compiler import source as sources
+    from compiler.frontend import source as sources
 
     spec = sources.read(template)
     module = compile_template(spec.template, name=template)

@@ -13,11 +13,11 @@ transformers_compat.py: `use_compiled(tokenizer)` makes a tokenizer's
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401
 
 from .errors import Problem, TemplateError  # noqa: E402
 from .grammar import GrammarError, grammar  # noqa: E402
 from .pipeline import compile_template, to_program  # noqa: E402
-from .transformers_compat import restore, use_compiled  # noqa: E402
+from .integrations.transformers import restore, use_compiled  # noqa: E402
 
 __all__ = ["GrammarError", "grammar", "Problem", "TemplateError", "compile_template", "restore", "to_program", "use_compiled", "__version__"]

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
-if TYPE_CHECKING:
-    from .analysis import FastPath
-    from .regex.nodes import Regex
+from .regex.nodes import Regex
 
 OPEN = "open"
 CLOSE = "close"
@@ -25,6 +23,32 @@ CLOSE = "close"
 def json_text(value: object) -> str:
     """Canonical JSON text of a template value (key order kept)."""
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+@dataclass(frozen=True)
+class Lead:
+    """A character class a match may start with, repeated (`\\s*`)."""
+
+    source: str  # a regex matching one character of the class, e.g. "\\s"
+    ascii: str  # its ASCII members, for str.strip
+
+
+@dataclass(frozen=True)
+class FastPath:
+    triggers: tuple[str, ...]  # sorted strings; one starts every match after its leads
+    leads: tuple[Lead, ...]
+    # A lead whose unbounded repeat starts a delimiter: while the held text
+    # and new text are all of this class, a partial match stays at the read
+    # position, so more such text changes nothing.
+    hold_lead: Lead | None = None
+    # No look-around was skipped and the leads are one optional, unbounded
+    # repeat: lead characters followed by a proper prefix of a trigger
+    # string are certainly a partial match.
+    exact: bool = False
+    # The match is the leads then one of the trigger strings and nothing
+    # else (`\\s*<tool_call>`, `\\s*(?:<|im_end|>|<|endoftext|>)`): the
+    # runtime finds it with str.find, without the regex engine.
+    simple: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,11 +73,11 @@ class RegexDelimiter:
     reach_back: int
     # Trigger characters and lead classes (analysis.py): lets the search jump
     # to where a match can start instead of running the regex over all text.
-    hint: "FastPath | None" = None
+    hint: FastPath | None = None
     # The pattern parsed by the project's regex grammar (compiler/regex);
     # None when it uses syntax outside it (the Python backend still runs it
     # with the regex module; other backends refuse it).
-    ast: "Regex | None" = None
+    ast: Regex | None = None
 
 
 Delimiter = Union[LiteralDelimiter, RegexDelimiter]
@@ -121,7 +145,7 @@ class State:
     watch: tuple[Watch, ...]
     # When set, new text with none of these trigger characters (and not
     # ending in a lead character) cannot start a delimiter: no regex runs.
-    fast: "FastPath | None" = None
+    fast: FastPath | None = None
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 import types
 
-from . import source as sources
-from .check import check
+from .frontend import source as sources
+from .frontend.check import check
 from .ir import Program
-from .lower import lower
+from .frontend.lower import lower
 from .passes import run_passes
 
 
@@ -18,7 +18,7 @@ def to_program(source: sources.Source) -> Program:
 
 
 def python_source(source: sources.Source, *, vendored: bool = False) -> str:
-    from .backends.python import render
+    from .backends.python.module import render
 
     return render(to_program(source), vendored=vendored)
 

@@ -12,7 +12,7 @@ nothing else from this package, so `--vendor` can inline it into one file.
 
 How a token is processed (the speed design)
 -------------------------------------------
-The compiler's analysis (compiler/analysis.py) gives every delimiter its
+The compiler's analysis (compiler/passes/fast_path.py) gives every delimiter its
 trigger strings and lead classes: every match is lead characters (the `\\s`
 of `\\s*<tool_call>`) then one of the trigger strings. Per parser state the
 watched delimiters become one `Scanner`, built once per parser class, which
@@ -44,7 +44,7 @@ works like a lexer over the text not yet consumed (the tail):
    or the trailing lead run, without running any delimiter; answers for
    short tails are remembered. Held text is bounded by the longest trigger
    plus a lead run, so each character is examined a bounded number of times
-   (tests/test_linear_time.py counts it per stream shape). A token with a
+   (tests/runtime/test_linear_time.py counts it per stream shape). A token with a
    trigger character met before on the common path with nothing held is
    answered from the scanner's table of them (`trigger_holds`: routed whole,
    held whole, or split), and the token after a held prefix that is no lead
@@ -96,7 +96,7 @@ works like a lexer over the text not yet consumed (the tail):
    (CONTEXT -1) while their buffer, all of the text, is longer than that.
    Such a template's buffer is a bounded key again where the compiler
    proves how far back each look-behind can read (`ContextCut`, from
-   compiler/lookbehind_reach.py): a tempered look-behind
+   compiler/passes/lookbehind_reach.py): a tempered look-behind
    `(?<=<|tools_prefix|>(?:(?!<|tools_suffix|>).)*\\})` cannot walk back
    across a whole `<|tools_suffix|>` (its barrier), so each general step
    first drops the text before the last barrier (less the few characters
@@ -164,7 +164,7 @@ event of parse_response reaches anyone).
 Alternatives. Where the whole-pattern analysis gives up (a look-behind, a
 look-ahead or an anchor where an alternative starts: `</think>|(?=\s*<tool_call>)`,
 `(?<=\})\s*</tool_call>`), the Python backend reads each alternative on its
-own (compiler/branch_analysis.py) and gives the pattern its trigger strings
+own (compiler/passes/branches.py) and gives the pattern its trigger strings
 and one prefix rule per alternative (`Pattern.branches`, `prefix_rules`):
 an exact alternative holds a trigger prefix (or the run of its lead before
 it) as a partial match; an inexact one sends the tail to the general search.
@@ -275,7 +275,7 @@ def string_delim_regex(open_delim, close_delim):
 # --------------------------------------------------------------------------
 # Content parsers: body text of a closed region -> value.
 #
-# Comments in [brackets] name the entries of tests/vectors/inventory.json
+# Comments in [brackets] name the entries of compiler/conformance/inventory.json
 # whose vectors pin each rule (docs/format.md states them); ports follow the
 # inventory, not this code.
 # --------------------------------------------------------------------------
@@ -1004,7 +1004,7 @@ class Pattern:
         # partial matches starts right after one of these characters.
         self.behind = behind
         # Per alternative: (trigger strings, exact, lead or None), for the
-        # Scanner's prefix rules (compiler/branch_analysis.py); None: the
+        # Scanner's prefix rules (compiler/passes/branches.py); None: the
         # whole pattern is one rule.
         self.branches = branches
         # The branches (indices) that start with `^` or `\\A`: they match
@@ -1174,7 +1174,7 @@ class Pattern:
 
 class Settled:
     """Smaller patterns for a delimiter whose look-behind branches the
-    buffer settles (compiler/lookbehind_settle.py): an anchored branch
+    buffer settles (compiler/passes/lookbehind_settle.py): an anchored branch
     `(?<=^H.*T)` is `(?<=T)` once `^H` matches the buffer's start (`alive`)
     and is dropped once it cannot (`dead`); a headed branch, tempered and
     starting with the literal `L`, is dropped while the buffer holds no `L`
@@ -1732,7 +1732,7 @@ def last_anchor_end(anchor, text):
 
 class ContextCut:
     """How much of the text a template with unbounded look-behinds (CONTEXT
-    -1) must really keep (compiler/lookbehind_reach.py proves it from the
+    -1) must really keep (compiler/passes/lookbehind_reach.py proves it from the
     patterns): each tempered look-behind `(?<=A(?:(?!B).)*C)` reads nothing
     before `before` characters ahead of the last whole barrier `B` that
     starts more than `after` characters before the read position, and, when

@@ -47,7 +47,7 @@ def main() -> int:
     # validate as written), without those the grammar rejects on purpose.
     sys.path.insert(0, str(ROOT / "tests"))
     from test_grammar import SAMPLES, STRICTER
-    from compiler.source import bundled
+    from compiler.frontend.source import bundled
 
     tokenizer_info = xgr.TokenizerInfo([bytes([i]).decode("latin-1") for i in range(256)])
     compiler = xgr.GrammarCompiler(tokenizer_info)

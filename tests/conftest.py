@@ -9,6 +9,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# Shared helpers of the tests (differential runners, shapes, samples, engines).
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 GENERATED = ROOT / "generated" / "python"
 
@@ -16,9 +18,10 @@ GENERATED = ROOT / "generated" / "python"
 @pytest.fixture(autouse=True, scope="session")
 def _mutant_process_starts_fresh():
     """Under mutmut, a mutant's process starts with the caches of the runtime
-    emptied (tests/mutation/fresh_state.py says why); nothing otherwise."""
+    emptied (tools/mutation/fresh_state.py says why); nothing otherwise."""
     if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
-        from mutation.fresh_state import start_fresh
+        sys.path.insert(0, str(ROOT / "tools" / "mutation"))
+        from fresh_state import start_fresh
 
         start_fresh()
 
@@ -79,7 +82,7 @@ def compiled():
     return get
 
 
-KNOWN_FAILURES = Path(__file__).resolve().parent / "failures" / "pytest.txt"
+KNOWN_FAILURES = Path(__file__).resolve().parent / "known_failures.txt"
 
 
 def _known_failures() -> dict[str, str]:
@@ -92,7 +95,7 @@ def _known_failures() -> dict[str, str]:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests listed in tests/failures/pytest.txt are open work: expected to fail, strictly."""
+    """Tests listed in tests/known_failures.txt are open work: expected to fail, strictly."""
     known = _known_failures()
     for item in items:
         if item.nodeid in known:

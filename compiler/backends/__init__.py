@@ -13,7 +13,7 @@ from types import ModuleType
 
 # Language -> backend module.
 BACKENDS = {
-    "py": "compiler.backends.py",
+    "py": "compiler.backends.python",
     "js": "compiler.backends.js",
     "go": "compiler.backends.go",
 }

@@ -53,7 +53,7 @@ def grammar_for_source(source, tools=None, *, format="lark", prefix="", tool_cho
 
 def grammar_model(template, tools=None, *, format="gbnf", **options):
     """The format-independent grammar (model.py) behind `grammar`, for tests and tools."""
-    from .. import source as sources
+    from ..frontend import source as sources
     from ..pipeline import to_program
 
     source = sources.from_dict(template) if isinstance(template, dict) else sources.read(str(template))
@@ -70,7 +70,7 @@ def _digest(text: str) -> str:
 def grammar(template, tools=None, *, format="lark", prefix="", tool_choice="auto", parallel=True, reasoning="allow") -> str:
     """The grammar of what a model may write for `template` (a dict, a path
     or a bundled name) and `tools` (OpenAI tool dicts)."""
-    from .. import source as sources
+    from ..frontend import source as sources
 
     source = sources.from_dict(template) if isinstance(template, dict) else sources.read(str(template))
     return grammar_for_source(

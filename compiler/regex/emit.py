@@ -6,7 +6,7 @@ meaning (DOTALL, no MULTILINE, Unicode classes).
   the Unicode property classes that define them in the `regex` module
   (`\\w` = Alphabetic + Mark + Decimal_Number + Connector_Punctuation +
   Join_Control, `\\s` = White_Space, `\\d` = Decimal_Number; checked
-  against it over every code point in tests/test_regex_emit.py), `\\b`/`\\B`
+  against it over every code point in tests/regex/test_regex_emit.py), `\\b`/`\\B`
   become lookarounds over that `\\w`, `$` becomes `(?=\\n?$)`, `\\A`/`\\Z`
   become `^`/`$`, `(?P<n>` becomes `(?<n>`; case-insensitive parts become
   explicit classes of the characters the `regex` module folds together.

@@ -6,7 +6,7 @@ module; `re` runs the same small patterns about three times faster, and on
 ASCII text the two agree for the constructs listed here: their `\\w`, `\\d`,
 `\\b`, `.` and anchors are the same on every ASCII character, and `\\s`
 differs only on U+001C..U+001F (checked per code point by
-tests/test_same_in_re.py), which the runtime rules out per text. Refused:
+tests/regex/test_same_in_re.py), which the runtime rules out per text. Refused:
 case-insensitive parts (the two modules fold some non-ASCII characters
 differently), patterns that can match empty (the modules step over empty
 matches in `finditer` by different rules in some versions), anything the IR

@@ -2,7 +2,7 @@
 
 `parse` accepts the subset of the `regex` module's syntax that templates
 use and reads it as that module does under DOTALL (checked against it in
-tests/test_regex_syntax.py). Anything else is a `RegexSyntaxError` with the
+tests/regex/test_regex_syntax.py). Anything else is a `RegexSyntaxError` with the
 position of the offending token: plain errors for patterns the `regex`
 module rejects too, "unsupported: ..." for valid syntax this project does not
 handle (backreferences, atomic groups, possessive quantifiers, recursion,

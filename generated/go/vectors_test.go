@@ -8,15 +8,15 @@ import (
 	"github.com/response-template-compiler/response-template-compiler/runtime/go/conformance"
 )
 
-// TestVectors runs every case of tests/vectors whose template is bundled;
-// tests/failures/go.txt lists cases that may not pass, each with its reason.
+// TestVectors runs every case of compiler/conformance/vectors whose template is bundled;
+// compiler/conformance/failures/go.txt lists cases that may not pass, each with its reason.
 // Twice: the second run meets the scan answers the first left in each
 // program's shared memo (every case's tails), which must change nothing,
 // and feeds through AppendFeed, which must give what Feed gives.
 func TestVectors(t *testing.T) {
 	for run := 0; run < 2; run++ {
 		conformance.Appending = run == 1
-		conformance.RunVectors(t, All, "../../tests/vectors", "../../tests/failures/go.txt")
+		conformance.RunVectors(t, All, "../../compiler/conformance/vectors", "../../compiler/conformance/failures/go.txt")
 	}
 	conformance.Appending = false
 }

@@ -165,7 +165,7 @@ class ResponseParser(StreamParser):
         0: 1,
         1: 2,
     }
-    # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
+    # What of the text the unbounded look-behinds can still read (compiler/passes/lookbehind_reach.py).
     CUT = ContextCut(2, (("<|tools_suffix|>", 1, 17, "<|tools_prefix|>", None),))
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.

@@ -160,7 +160,7 @@ class ResponseParser(StreamParser):
     SCAN_CONTEXT = {
         0: 1,
     }
-    # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
+    # What of the text the unbounded look-behinds can still read (compiler/passes/lookbehind_reach.py).
     CUT = ContextCut(
         2, (("<|python_end|>", 1, 17, "[", "\\s"),), anchored="\\A(?:\\s*\\[)", sentinel="\x00"
     )

@@ -170,7 +170,7 @@ class ResponseParser(StreamParser):
         0: 1,
         1: 1,
     }
-    # What of the text the unbounded look-behinds can still read (compiler/lookbehind_reach.py).
+    # What of the text the unbounded look-behinds can still read (compiler/passes/lookbehind_reach.py).
     CUT = ContextCut(2, (("</function_calls>", 1, 17, "<function_calls>", None),))
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.

@@ -1,7 +1,7 @@
 // Checks of the JavaScript runtime that neither the vectors nor the value
 // fixtures can make: its JavaScript-only choices (README.md of the runtime)
 // and the API's misuse errors, whose Python classes are those the generated
-// Python parsers raise (tests/test_generated_api.py). Run by checks.test.mjs
+// Python parsers raise (tests/runtime/test_generated_api.py). Run by checks.test.mjs
 // and by the mutation runner (stryker-runner.mjs); no runtime import here.
 
 function raises(pythonType, action) {

@@ -12,7 +12,7 @@ import { loads } from "response-template-runtime";
 export { OBSERVED, knownFailures, listedReason, runValueCase, same } from "./compare.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const VECTORS = join(ROOT, "tests", "vectors");
+export const VECTORS = join(ROOT, "compiler", "conformance", "vectors");
 export const GENERATED = join(ROOT, "generated", "js");
 
 /** Every vector file: [name, cases], cases read with Python's json semantics. */
@@ -29,10 +29,10 @@ export function vectorFiles() {
     ]);
 }
 
-/** A template's JSON file: templates_src/ first, then tests/vectors/templates/. */
+/** A template's JSON file: templates_src/ first, then compiler/conformance/templates/. */
 export function templatePath(name) {
   const bundled = join(ROOT, "templates_src", `${name}.json`);
-  return existsSync(bundled) ? bundled : join(VECTORS, "templates", `${name}.json`);
+  return existsSync(bundled) ? bundled : join(ROOT, "compiler", "conformance", "templates", `${name}.json`);
 }
 
 let built = null;

@@ -10,7 +10,7 @@ import { register } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { runCase } from "../../compiler/conformance_js.mjs";
+import { runCase } from "../../compiler/conformance/testee.mjs";
 import { loads } from "../../runtime/js/pyjson.mjs"; // the unmutated reader, for the expected values
 import { CHECKS } from "./checks.mjs";
 import { regexCaseProblems } from "./regex-cases.mjs";
@@ -59,7 +59,7 @@ try {
     if (!ok) fail(`values/${index}`);
   });
   const failures = knownFailures();
-  const dir = join(ROOT, "tests", "vectors");
+  const dir = join(ROOT, "compiler", "conformance", "vectors");
   const wanted = names.includes("all") ? readdirSync(dir).filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -6)) : names.filter(Boolean);
   for (const name of wanted) {
     for (const line of readFileSync(join(dir, `${name}.jsonl`), "utf8").split("\n")) {

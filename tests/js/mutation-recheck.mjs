@@ -47,7 +47,7 @@ function main(argv) {
   const modulesIndex = argv.indexOf("--modules");
   const given = modulesIndex >= 0 ? argv[modulesIndex + 1] : null;
   const modules = given ?? mkdtempSync(join(tmpdir(), "rtc-recheck-modules-"));
-  const templates = join(ROOT, "tests", "vectors", "templates");
+  const templates = join(ROOT, "compiler", "conformance", "templates");
   if (given === null) try {
     execFileSync(process.env.PYTHON ?? "python3", ["-m", "compiler", "build", ...readdirSync(templates).filter((n) => n.endsWith(".json")).map((n) => join(templates, n)), "--lang", "js", "-o", modules], {
       cwd: ROOT,

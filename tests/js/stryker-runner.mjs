@@ -6,8 +6,8 @@
 // read again), so 2,000-odd mutants never fit. This runner loads everything
 // once per worker process and runs the same checks as tests/js/ in process:
 //
-// - every case of tests/vectors/*.jsonl (one test per case; the cases listed
-//   in tests/failures/js.txt are left out) through the generated modules;
+// - every case of compiler/conformance/vectors/*.jsonl (one test per case; the cases listed
+//   in compiler/conformance/failures/js.txt are left out) through the generated modules;
 // - every value case of tests/js/fixtures/values.mjs (one test per case);
 // - every check of tests/js/checks.mjs (JavaScript-only choices, API errors).
 //
@@ -34,7 +34,7 @@ import { deserialize, serialize } from "node:v8";
 import { PluginKind, declareClassPlugin, commonTokens, tokens } from "@stryker-mutator/api/plugin";
 import { DryRunStatus, MutantRunStatus, TestStatus } from "@stryker-mutator/api/test-runner";
 
-import { runCase } from "../../compiler/conformance_js.mjs";
+import { runCase } from "../../compiler/conformance/testee.mjs";
 import { loads } from "../../runtime/js/pyjson.mjs";
 import { CHECKS } from "./checks.mjs";
 import { REGEX_CASES, regexCaseProblems } from "./regex-cases.mjs";
@@ -69,7 +69,7 @@ function filesUnder(dir, suffixes) {
  * (v8-serialised, keyed by the files' contents) for the next worker process.
  */
 function readVectors(root) {
-  const dir = join(root, "tests", "vectors");
+  const dir = join(root, "compiler", "conformance", "vectors");
   // RTC_STRYKER_VECTORS (comma-separated file name prefixes, e.g. "feat_,shape_edge"):
   // only those vector files, for a scoped run whose survivors must stay cheap.
   const only = (process.env.RTC_STRYKER_VECTORS ?? "").split(",").filter(Boolean);
@@ -96,7 +96,7 @@ function readVectors(root) {
  * which the resolve hook sends to the sandbox's (mutated) runtime.
  */
 function buildFeatureModules(root) {
-  const templates = join(root, "tests", "vectors", "templates");
+  const templates = join(root, "compiler", "conformance", "templates");
   const sources = [...filesUnder(templates, [".json"]), ...filesUnder(join(root, "compiler"), [".py", ".j2", ".jinja", ".mjs"])];
   const key = sha256(...sources.flatMap((path) => [path.slice(root.length), readFileSync(path)])).slice(0, 16);
   const out = join(tmpdir(), `rtc-stryker-modules-${key}`);
@@ -104,7 +104,7 @@ function buildFeatureModules(root) {
   const building = mkdtempSync(`${out}.`);
   try {
     // A template the JavaScript backend refuses is left out (exit status 2);
-    // its cases are listed in tests/failures/js.txt or fail as unbuildable.
+    // its cases are listed in compiler/conformance/failures/js.txt or fail as unbuildable.
     execFileSync(
       process.env.PYTHON ?? "python3",
       ["-m", "compiler", "build", ...filesUnder(templates, [".json"]), "--lang", "js", "-o", building],

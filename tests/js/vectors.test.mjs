@@ -1,11 +1,11 @@
-// Every conformance vector in tests/vectors through the generated JavaScript
-// parsers (node --test). A case listed in tests/failures/js.txt must fail;
+// Every conformance vector in compiler/conformance/vectors through the generated JavaScript
+// parsers (node --test). A case listed in compiler/conformance/failures/js.txt must fail;
 // the run fails when a listed case passes.
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { runCase } from "../../compiler/conformance_js.mjs";
+import { runCase } from "../../compiler/conformance/testee.mjs";
 import { OBSERVED, knownFailures, listedReason, moduleFor, same, vectorFiles } from "./helpers.mjs";
 
 const failures = knownFailures();
@@ -23,7 +23,7 @@ for (const [name, cases] of vectorFiles()) {
           mismatched = [`the template does not build for JavaScript: ${error.stderr ?? error.message}`];
         }
         if (listedReason(failures, testCase.id) !== undefined) {
-          assert.notDeepEqual(mismatched, [], `listed in tests/failures/js.txt but passes: ${testCase.id}`);
+          assert.notDeepEqual(mismatched, [], `listed in compiler/conformance/failures/js.txt but passes: ${testCase.id}`);
           return;
         }
         assert.ok(actual !== null, mismatched[0]);
@@ -35,7 +35,7 @@ for (const [name, cases] of vectorFiles()) {
   });
 }
 
-test("every entry in tests/failures/js.txt names existing cases", () => {
+test("every entry in compiler/conformance/failures/js.txt names existing cases", () => {
   const ids = vectorFiles().flatMap(([, cases]) => cases.map((c) => c.id));
   const unknown = [...failures.keys()].filter((key) =>
     key.endsWith("*") ? !ids.some((id) => id.startsWith(key.slice(0, -1))) : !ids.includes(key),

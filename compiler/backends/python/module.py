@@ -1,0 +1,282 @@
+"""Python backend: IR -> a module of tables over runtime/core.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import black
+import jinja2
+
+from ...version import __version__
+from ...passes.branches import branch_hint, state_hint
+from ...passes.lookbehind_reach import context_cut
+from ...passes.lookbehind_settle import settled_delimiter, settled_of
+from ...regex.same_in_re import same_in_re_on_ascii
+from ...ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
+from ...passes.context import blind, reach_back_of
+from ..literals import python_literal
+
+BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
+
+_env = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    autoescape=False,
+)
+
+
+def runtime_core_source() -> str:
+    """runtime/core.py, for --vendor (found wherever the package is installed)."""
+    return Path(importlib.util.find_spec("runtime.core").origin).read_text(encoding="utf-8")
+
+
+def _identifier(name: str) -> str:
+    return re.sub(r"\W", "_", name, flags=re.ASCII).upper().strip("_") or "FIELD"
+
+
+def _same_in_re(content: str, args) -> list[str]:
+    """The `xml-inline` tag patterns of a field's content parser (and of its
+    value parsers) that `re` runs as `regex` does on ASCII text
+    (compiler/regex/same_in_re.py), in order, once each."""
+    found: list[str] = []
+    while isinstance(args, dict):
+        pattern = args.get("tag_pattern") if content == "xml-inline" else None
+        if isinstance(pattern, str) and pattern not in found and same_in_re_on_ascii(pattern):
+            found.append(pattern)
+        value_parser = args.get("value_parser") if content in ("xml-inline", "kv-lines") else None
+        if not isinstance(value_parser, dict):
+            break
+        content, args = value_parser.get("name", "text"), value_parser.get("args", {})
+    return found
+
+
+def _context_cut_code(program: Program) -> str:
+    """The ContextCut of a template keeping all of its text, or "" (see compiler/passes/lookbehind_reach.py)."""
+    cut = context_cut(program)
+    if cut is None:
+        return ""
+    barriers = "".join(
+        f"({python_literal(rule.barrier)}, {rule.after}, {rule.before}, {python_literal(rule.head)}, "
+        f"{python_literal(rule.lead)}), "
+        for rule in cut.barriers
+    )
+    args = f"{cut.near}, ({barriers})"
+    if cut.anchored is not None:
+        args += f", anchored={python_literal(cut.anchored)}, sentinel={python_literal(cut.sentinel)}"
+    if cut.counted:
+        counted = "".join(f"({python_literal(rule.char)}, {rule.count}, {rule.before}), " for rule in cut.counted)
+        args += f", counted=({counted})"
+    return f"ContextCut({args})"
+
+
+def _lead_tuple(items, leads: dict) -> str:
+    return f"({''.join(leads[lead] + ', ' for lead in items)})"
+
+
+def _branches_code(delim, hint, leads: dict) -> str:
+    """A pattern searched by its alternatives' trigger strings (see compiler/passes/branches.py);
+    with alternatives read by their look-behind (`behind`), the regex searches all of the text."""
+    args = [python_literal(delim.pattern)]
+    if not hint.behind:
+        args.append(f"triggers={python_literal(list(hint.triggers))}")
+    if hint.leads:
+        args.append(f"leads={_lead_tuple(hint.leads, leads)}")
+    rules = []
+    for branch in hint.branches:
+        lead = leads[branch.hold_lead] if branch.hold_lead is not None else "None"
+        rules.append(f"({python_literal(list(branch.triggers))}, {branch.exact}, {lead})")
+    args.append(f"branches=({''.join(rule + ', ' for rule in rules)})")
+    at_start = [index for index, branch in enumerate(hint.branches) if branch.at_start]
+    if at_start:
+        args.append(f"at_start=({''.join(f'{index}, ' for index in at_start)})")
+    if hint.behind:
+        args.append(f"behind={python_literal(''.join(hint.behind))}")
+    settled = _settled_code(delim, leads)
+    if settled:
+        args.append(f"settled={settled}")
+    return f"Pattern({', '.join(args)})"
+
+
+def _settled_delimiters(delim) -> list:
+    """The smaller patterns of a delimiter (compiler/passes/lookbehind_settle.py) as delimiters."""
+    settled = settled_of(delim)
+    if settled is None:
+        return []
+    return [settled_delimiter(delim, source) for source in (settled.dead, settled.alive) if source is not None]
+
+
+def _settled_code(delim, leads: dict) -> str:
+    """A Settled for a pattern whose look-behind branches a long text settles, or ""."""
+    settled = settled_of(delim)
+    if settled is None:
+        return ""
+    # Each smaller pattern is emitted as any delimiter is: searched only
+    # where its (alternatives') trigger strings occur.
+    args = [_delimiter_code(settled_delimiter(delim, settled.dead), leads)]
+    if settled.alive is not None:
+        args.append(f"alive={_delimiter_code(settled_delimiter(delim, settled.alive), leads)}")
+        args.append(f"anchored={python_literal(settled.anchored)}, tail={settled.tail}")
+    absent = "".join(f"({python_literal(literal)}, {python_literal(probe)}), " for literal, probe in settled.absent)
+    args.append(f"absent=({absent})")
+    return f"Settled({', '.join(args)})"
+
+
+def _delimiter_code(delim, leads: dict | None = None) -> str:
+    if isinstance(delim, LiteralDelimiter):
+        return f"Literals({python_literal(list(delim.literals))}, grows_at_edge={delim.grows_at_edge})"
+    hint = delim.hint
+    if hint is None and leads is not None:
+        branches = branch_hint(delim)
+        if branches is not None:
+            return _branches_code(delim, branches, leads)
+    if hint is None or leads is None:
+        return f"Pattern({python_literal(delim.pattern)})"
+    args = [python_literal(delim.pattern), f"triggers={python_literal(list(hint.triggers))}"]
+    if hint.leads:
+        args.append(f"leads=({''.join(leads[lead] + ', ' for lead in hint.leads)})")
+    if hint.hold_lead is not None:
+        args.append(f"first_lead={leads[hint.hold_lead]}")
+    if hint.exact:
+        args.append("exact=True")
+    if hint.simple:
+        args.append("simple=True")
+    return f"Pattern({', '.join(args)})"
+
+
+def transform_code(node: Transform) -> str:
+    if isinstance(node, TLiteral):
+        return python_literal(json.loads(node.json))
+    if isinstance(node, TPlaceholder):
+        return f"Placeholder({python_literal(node.path)})"
+    if isinstance(node, TList):
+        return "[" + ", ".join(transform_code(item) for item in node.items) + "]"
+    return "{" + ", ".join(f"{python_literal(k)}: {transform_code(v)}" for k, v in node.items) + "}"
+
+
+def _state_fast(program: Program, state):
+    """A state's fast path when the whole-pattern analysis gave none: from
+    its delimiters' alternatives (compiler/passes/branches.py)."""
+    delims = program.watched(state)
+    return state_hint(delims) if delims else None
+
+
+def render(program: Program, *, vendored: bool = False) -> str:
+    """The module's source, formatted with black."""
+    names = [field.name for field in program.fields]
+    leads: dict[object, str] = {}
+    hints = [state.fast for state in program.states] + [
+        d.hint for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", None) is not None
+    ]
+    hints += [branch_hint(d) for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", 1) is None]
+    for settled in (s for f in program.fields for d in (f.open, f.close) for s in _settled_delimiters(d)):
+        hints += [settled.hint, branch_hint(settled)]
+    hints += [_state_fast(program, state) for state in program.states if state.fast is None]
+    for hint in hints:
+        if hint is not None:
+            for lead in hint.leads:
+                if lead not in leads:
+                    leads[lead] = f"LEAD_{len(leads)}"
+    delimiters = []
+    delimiter_vars: dict[tuple[str, int], str] = {}
+    used: set[str] = set()
+    for field in program.fields:
+        for kind, delim in (("open", field.open), ("close", field.close)):
+            if delim is None:
+                continue
+            var = f"{_identifier(field.name)}_{kind.upper()}"
+            if var in used:
+                var = f"{var}_{field.index}"
+            used.add(var)
+            delimiter_vars[(kind, field.index)] = var
+            delimiters.append({"var": var, "code": _delimiter_code(delim, leads), "path": delim.path})
+    fields = []
+    for field in program.fields:
+        args = []
+        if field.content != "text":
+            args.append(f"content={python_literal(field.content)}")
+        content_args = json.loads(field.content_args_json)
+        if content_args != {} or type(content_args) is not dict:
+            args.append(f"content_args={python_literal(content_args)}")
+        if field.repeats:
+            args.append("repeats=True")
+        if field.join is not None:
+            args.append(f"join={python_literal(field.join)}")
+        if not field.optional:
+            args.append("optional=False")
+        same = _same_in_re(field.content, content_args)
+        if same:
+            args.append(f"same_in_re=({''.join(python_literal(p) + ', ' for p in same)})")
+        if field.transform is not None:
+            args.append(f"transform={transform_code(field.transform)}")
+        if field.transform_each:
+            args.append("transform_each=True")
+        for kind in ("open", "close"):
+            if (kind, field.index) in delimiter_vars:
+                args.append(f"{kind}={delimiter_vars[(kind, field.index)]}")
+        fields.append({"name": python_literal(field.name), "args": args})
+    states = []
+    for state in program.states:
+        watch = [
+            f"{'OPEN' if w.kind == OPEN else 'CLOSE'}, {w.field}, {delimiter_vars[(w.kind, w.field)]}"
+            for w in state.watch
+        ]
+        region = "implicit region" if state.region is None else names[state.region]
+        comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
+        fast = None
+        plan = state.fast if state.fast is not None else _state_fast(program, state)
+        if plan is not None:
+            fast = f"FastPath({python_literal(''.join(plan.triggers))}"
+            if plan.leads:
+                fast += f", leads=({''.join(leads[lead] + ', ' for lead in plan.leads)})"
+            if plan.hold_lead is not None:
+                fast += f", hold_lead={leads[plan.hold_lead]}"
+            fast += ")"
+        delims = program.watched(state)
+        reach = reach_back_of(delims)
+        states.append(
+            {
+                "key": -1 if state.region is None else state.region,
+                "watch": watch,
+                "comment": comment,
+                "fast": fast,
+                "reach": None if reach == program.context else reach,
+                "blind": program.context > 0 and blind(delims),
+            }
+        )
+    cut = _context_cut_code(program)
+    used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
+    used_names += _delimiter_code(program.start_anchor)
+    imports = ["CLOSE", "OPEN", "Field", "StreamParser", "run_parse_response"]
+    imports += [name for name in ("Literals", "Pattern", "Placeholder", "Settled") if f"{name}(" in used_names]
+    imports += ["FastPath"] if any(state["fast"] for state in states) else []
+    imports += ["ContextCut"] if cut else []
+    imports += ["Lead"] if leads else []
+    source = _env.get_template("module.py.j2").render(
+        version=__version__,
+        origin=program.origin,
+        sha256=program.sha256,
+        name=program.name,
+        vendored=vendored,
+        runtime_source=runtime_core_source() if vendored else "",
+        template=python_literal(json.loads(program.template_json)),
+        delimiters=delimiters,
+        fields=fields,
+        implicit=program.implicit,
+        defaults=python_literal(json.loads(program.defaults_json)),
+        start_anchor=_delimiter_code(program.start_anchor),
+        context=program.context,
+        cut=cut,
+        states=states,
+        leads=[
+            {"var": var, "code": f"Lead({python_literal(lead.source)}, {python_literal(lead.ascii)})"}
+            for lead, var in leads.items()
+        ],
+        imports=sorted(imports),
+    )
+    return black.format_str(source, mode=BLACK_MODE)

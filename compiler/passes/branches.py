@@ -1,0 +1,239 @@
+"""Trigger strings per alternative, for delimiters the whole-pattern analysis
+(compiler/passes/fast_path.py) gives up on. Used by the Python backend, and by the
+Go backend as one search hint per delimiter (`branch_search_hint`).
+
+`analysis.fast_path_of` needs every match to be lead characters then a
+trigger string, read from the front of the whole pattern; it refuses a
+look-around or anchor where a match starts. Most reasoning and tool-call
+closes are alternations with such branches:
+`</think>|(?=\\s*<tool_call>)|(?<=<think>)\\s*(?=<think>)`. Here each
+alternative (a leading alternation group is distributed over what follows
+it) is read on its own:
+- look-behinds, negative look-aheads and anchors where it starts are
+  zero-width tests: they are skipped, which only widens what the triggers
+  admit, and the branch is marked inexact;
+- a look-behind where it starts from inside which the `regex` module may
+  report partial matches that end in no trigger string (one holding an
+  anchor, or the forward string search of compiler/regex/lookbehind_partial.py)
+  also gives the branch read by that look-behind (its last characters), so
+  the scanner sends the text after them to the search; such a look-behind
+  anywhere else keeps the plain search;
+- a positive look-ahead where it starts is read as if it consumed its body:
+  the match starts where the look-ahead's text starts (the `regex` module
+  reports its partial matches that way too). When the look-ahead is the
+  whole branch, the branch stays exact.
+Each branch gives trigger strings, lead classes and whether it is exact (a
+run of its one lead, then a proper prefix of a trigger, is certainly a
+partial match starting at the run). The runtime's Scanner keeps one rule per
+branch (runtime/core.py, `Pattern.branches`); the search tries the regex
+only at the lead run before a trigger string, every position of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import Lead
+from .fast_path import _first, _items, _lead, _NoFastPath, _MAX_SET
+from ..ir import Delimiter, LiteralDelimiter, RegexDelimiter
+from ..regex.analysis import has_lazy, last_set, min_length
+from ..regex.lookbehind_partial import backtrack_literals
+from ..regex.nodes import BOS, START, walk
+from ..regex.nodes import Alt, Anchor, Group, Look, Node
+
+_MAX_BRANCHES = 16
+
+
+@dataclass(frozen=True)
+class Branch:
+    triggers: tuple[str, ...]
+    leads: tuple[Lead, ...]
+    hold_lead: Lead | None  # the lead of an exact branch that starts with an unbounded, optional repeat of it
+    exact: bool
+    # A branch read by its look-behind instead: every match (and partial
+    # match) of it starts right after one of these characters.
+    behind: tuple[str, ...] = ()
+    # It starts with `^` or `\\A`: every match (and partial match) of it
+    # starts the text, so once anything is consumed it matches nowhere.
+    at_start: bool = False
+
+
+@dataclass(frozen=True)
+class BranchHint:
+    """The search hint of a whole delimiter, from its branches."""
+
+    triggers: tuple[str, ...]
+    leads: tuple[Lead, ...]
+    branches: tuple[Branch, ...]
+    behind: tuple[str, ...] = ()  # the union of the branches' `behind`
+
+
+@dataclass(frozen=True)
+class StateHint:
+    triggers: tuple[str, ...]  # first characters
+    leads: tuple[Lead, ...]
+    hold_lead: Lead | None
+
+
+def _distribute(items: list[Node], depth: int = 0) -> list[list[Node]]:
+    """A sequence as its alternatives: `(?:A|B)C` -> [AC, BC] (recursively
+    when a branch starts with an alternation too)."""
+    if items and depth < 4:
+        head = items[0]
+        body = head.body if isinstance(head, Group) else head
+        if isinstance(body, Alt):
+            out = []
+            for branch in body.branches:
+                out.extend(_distribute(_items(branch) + items[1:], depth + 1))
+                if len(out) > _MAX_BRANCHES:
+                    raise _NoFastPath
+            return out
+    return [items]
+
+
+def _branch(items: list[Node]) -> list[Branch]:
+    """One alternative (it may split again after a skipped assertion)."""
+    at_start = bool(items) and isinstance(items[0], Anchor) and items[0].kind in (BOS, START)
+    skipped = False
+    exact_ahead = True
+    while items:
+        head = items[0]
+        if isinstance(head, Anchor) or (isinstance(head, Look) and (head.behind or head.negative)):
+            items = items[1:]
+            skipped = True
+            continue
+        if isinstance(head, Look):
+            # a positive look-ahead: its text starts the match
+            exact_ahead = len(items) == 1
+            items = _items(head.body)
+            continue
+        body = head.body if isinstance(head, Group) else head
+        if isinstance(body, Alt):
+            out = []
+            for sequence in _distribute(items):
+                for branch in _branch(sequence):
+                    out.append(
+                        Branch(branch.triggers, branch.leads, None, False, at_start=at_start)
+                        if skipped or not exact_ahead
+                        else branch
+                    )
+            return out
+        break
+    leads: list[Lead] = []
+    hold_lead = None
+    optional_leads = True
+    while items:
+        found = _lead(items[0])
+        if found is None:
+            break
+        if not leads and found[1]:
+            hold_lead = found[0]
+        optional_leads = optional_leads and found[2]
+        leads.append(found[0])
+        items = items[1:]
+    crossed: list = []
+    triggers, nullable = _first(items, crossed)
+    if crossed:
+        skipped = True  # a look-around or anchor between the leads and the trigger
+    if nullable or not triggers or len(triggers) > _MAX_SET:
+        raise _NoFastPath
+    exact = (
+        not skipped and exact_ahead and (not leads or (len(leads) == 1 and hold_lead is not None and optional_leads))
+    )
+    return [Branch(tuple(sorted(triggers)), tuple(leads), hold_lead if exact else None, exact, at_start=at_start)]
+
+
+def _partial_inside(look: Look) -> bool:
+    """Whether the `regex` module may report a partial match from inside this
+    look-behind, which then ends in no trigger string: it holds an anchor
+    (`(?<=^\\s*\\[.*\\))`), or a repeat that gives characters back by a
+    forward search for the literal left of it (`(?<=<|python_start|>\\s*\\[...)`,
+    compiler/regex/lookbehind_partial.py). Both seen against the reference
+    on llama4_pythonic's open."""
+    anchored = any(isinstance(n, Anchor) and n.kind in (BOS, START) for n in walk(look.body))
+    return anchored or bool(backtrack_literals(look))
+
+
+def _lookbehind_start(items: list[Node]) -> Branch | None:
+    """For a branch that starts with a positive look-behind from inside which
+    partial matches may come (`_partial_inside`), the branch read by that
+    look-behind too: the module reads the character before the match
+    first, so every such partial match starts right after a last character
+    of the body (the scanner sends the text there to the search, as for
+    `_behind_branch`); None for any other branch."""
+    head = items[0] if items else None
+    if not isinstance(head, Look) or not head.behind or head.negative or not _partial_inside(head):
+        return None
+    return _behind_branch(items)
+
+
+def _behind_branch(items: list[Node]) -> Branch:
+    """A branch that starts with a positive look-behind whose body cannot
+    match empty (`(?<=</function>)\\s*\\Z`, `(?<=\\})(?=...)`), when what
+    follows gives no trigger strings: the look-behind reads the character
+    before the match first, so every match or partial match starts right
+    after a last character of the body."""
+    head = items[0] if items else None
+    if not isinstance(head, Look) or not head.behind or head.negative or min_length(head.body) == 0:
+        raise _NoFastPath
+    chars = last_set(head.body).members(_MAX_SET)
+    if not chars:
+        raise _NoFastPath
+    return Branch((), (), None, False, tuple(chars))
+
+
+def branch_hint(delim: Delimiter | None) -> BranchHint | None:
+    """The branches of a regex delimiter, or None when one cannot be bounded."""
+    if not isinstance(delim, RegexDelimiter) or delim.ast is None or has_lazy(delim.ast):
+        return None
+    try:
+        branches: list[Branch] = []
+        read = set()  # the look-behinds read where their branch starts
+        for sequence in _distribute(_items(delim.ast.body)):
+            try:
+                branches.extend(_branch(sequence))
+            except _NoFastPath:
+                branches.append(_behind_branch(sequence))
+                read.add(id(sequence[0]))
+                continue
+            inside = _lookbehind_start(sequence)
+            if inside is not None:
+                branches.append(inside)
+                read.add(id(sequence[0]))
+    except _NoFastPath:
+        return None
+    for look in walk(delim.ast.body):
+        if isinstance(look, Look) and look.behind and id(look) not in read and _partial_inside(look):
+            return None  # partial matches from inside it could start anywhere: the plain search
+    if len(branches) > _MAX_BRANCHES:
+        return None
+    triggers = tuple(sorted({t for b in branches for t in b.triggers}))
+    leads = tuple(dict.fromkeys(lead for b in branches for lead in b.leads))
+    behind = tuple(sorted({char for b in branches for char in b.behind}))
+    return BranchHint(triggers, leads, tuple(b for b in branches if not b.behind), behind)
+
+
+def state_hint(delims: list[Delimiter]) -> StateHint | None:
+    """A state's fast path from its delimiters' hints and branch hints."""
+    triggers: set[str] = set()
+    leads: list[Lead] = []
+    hold_lead = None
+    for delim in delims:
+        if isinstance(delim, LiteralDelimiter):
+            triggers.update(literal[0] for literal in delim.literals)
+            continue
+        hint = delim.hint
+        if hint is not None:
+            triggers.update(t[0] for t in hint.triggers)
+            leads.extend(hint.leads)
+            hold_lead = hold_lead or hint.hold_lead
+            continue
+        branches = branch_hint(delim)
+        if branches is None:
+            return None
+        for branch in branches.branches:
+            triggers.update(t[0] for t in branch.triggers)
+            leads.extend(branch.leads)
+            hold_lead = hold_lead or branch.hold_lead
+        triggers.update(branches.behind)
+    return StateHint(tuple(sorted(triggers)), tuple(dict.fromkeys(leads)), hold_lead)

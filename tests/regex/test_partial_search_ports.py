@@ -1,0 +1,260 @@
+"""The ports' regex matchers against the `regex` module's partial search:
+`search(text, 0, partial=True)` and complete search, on the bundled
+templates' delimiters (texts built from their pieces) and on hand-written
+patterns for the module's look-behind partial rules
+(compiler/regex/lookbehind_partial.py). JavaScript runs in one Node process;
+Go in one `go run` of a generated program."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import regex
+
+from compiler.frontend import source as sources
+from compiler.backends import js as js_backend
+from compiler.backends.go import RUNTIME_DIR as GO_RUNTIME_DIR, RUNTIME_MODULE, _Emitter
+from compiler.conformance.go import go_env
+from compiler.ir import RegexDelimiter
+from compiler.pipeline import to_program
+from compiler.regex import parse
+from compiler.regex.lookbehind_partial import backtrack_literals
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+GO = shutil.which("go")
+
+# (pattern, texts): the module's rules, one case each.
+HAND_WRITTEN = [
+    (r"(?<=ab[ ]*c)", ["x c.", "x c..", "xx c.", "c", "x c", "xxc.", "x c.abc", "x c.ab", "abx c.", "ab  c.", "bxc.", "b\tc."]),
+    (r"(?<=ab\s*c)", ["x c.", "b\tc.", "xxxxxxx c.", "x cz", "x c.c", "ab c."]),
+    (r"(?<=ab[ ]+c)", ["x c.", "b  c.", "b   c.q"]),
+    (r"(?<=ab[ ]{0,3}c)", ["x c.", "b    c."]),
+    (r"(?<=ab[ ]?c)", ["x c.", "ab c."]),
+    (r"(?<=a[ ]*c)", ["x c.", "a c."]),
+    (r"(?<=(?:xa|ab)[ ]*c)", ["x c."]),
+    (r"(?<=ab[ ]*?c)", ["x c."]),
+    (r"(?<=(ab)[ ]*c)", ["x c."]),
+    (r"(?<=ab([ ]*)c)", ["x c."]),
+    (r"(?<=a(b)[ ]*c)", ["x c."]),
+    (r"(?<=ab(?:c[ ]*)d)", ["x cd.", "xc  d."]),
+    (r"(?<=ab(?:[ ]*)\b)", ["x c."]),
+    (r"(?<=\n\n[ ]*c)", ["x c.", "\n\n c."]),
+    (r"(?<=ab[ ]*c)|x c\.", ["x c.abc", "x c.ab"]),
+    # the literal found where the repeat is at its minimum: a plain failure
+    (r"(?<=^ab\w*c)", ["zabc.", "zabbc.", "abbc."]),
+    (r"(?<!ab[ ]*c)\.", ["xx  c.", "ab  c."]),
+    (r"(?<=(?:</arg_value>|<tool_call>\s*[^\s<]+)\s*</tool_call>)",
+     ["<arg_value># Doc with </tool_call>.", "a" * 10 + " b </tool_call>.", "a" * 9 + " b </tool_call>.",
+      "<tool_call>ab</tool_call>", "</arg_value></tool_call>b", "é😀 w </tool_call>."]),
+    # attempted only where what follows the look-behind can start
+    (r"(?<=ab[ ]*c)z", ["x c.", "x cz"]),
+    (r"(?<=ab[ ]*c)\s*,", ["x c.", "x c,", "x c ,"]),
+    (r"(?<=ab[ ]*c)\W", ["x c.", "x cq"]),
+    (r"(?:(?<=ab[ ]*c)|x c\.)z", ["x c.abc", "x c.z"]),
+    (r"(?<=^\s*(?:<\|python_start\|>\s*)?\[.*\))\s*,", ["{<|eot|>\n[get_weather(city=\"Bergen\")]\nI'll report", "[a(b) , c("]),
+    # (?m): ^ also after a newline, $ also before one
+    (r"(?m)^ASSISTANT:", ["x\nASSISTANT: hi", "xASSISTANT:", "x\nASSIST", "\nASSISTANT:"]),
+    (r"(?m)\w+$", ["ab\ncd", "ab cd\n", "ab\n\n", "a b"]),
+    (r"(?m:^)x(?m:$)|y$", ["ax\nx\n", "y\n", "x"]),
+    # a look-ahead inside a look-behind reports no partial match
+    (r"(?<!to=(?!as)[a-z]{1,9})<", ["|>as", "to=a", "qq<"]),
+    (r"(?<=(?=as)[a-z])q", ["|>as", "qq<"]),
+    (r"(?<=[a-z](?=\s*b))q", ["x a", "qa b"]),
+    (r"(?<=x)(?=a\s*b)", ["xa", "x a"]),
+]
+
+
+def _expected(pattern: str, text: str, partial: bool):
+    found = regex.compile(pattern, regex.DOTALL).search(text, 0, partial=partial)
+    if found is None or (found.partial and found.start() == len(text)):
+        return None
+    return [found.start(), found.end(), bool(found.partial)]
+
+
+def _regex_delimiters() -> dict[str, RegexDelimiter]:
+    """pattern -> the first of every bundled template's regex opens and
+    closes with that pattern."""
+    out: dict[str, RegexDelimiter] = {}
+    for path in sorted((ROOT / "templates_src").glob("*.json")):
+        program = to_program(sources.read(str(path)))
+        for field in program.fields:
+            for delim in (field.open, field.close):
+                if isinstance(delim, RegexDelimiter) and delim.ast is not None:
+                    out.setdefault(delim.pattern, delim)
+    return out
+
+
+def _template_delimiters() -> list[tuple[str, object]]:
+    """(pattern, ast) of every bundled template's regex opens and closes."""
+    return [(pattern, delim.ast) for pattern, delim in _regex_delimiters().items()]
+
+
+def _cases() -> list[tuple[str, str]]:
+    rng = random.Random(2026)
+    cases = [(pattern, text) for pattern, texts in HAND_WRITTEN for text in texts]
+    for pattern, ast in _template_delimiters():
+        flagged = bool(backtrack_literals(ast))
+        pieces = [pattern.replace("\\", "")[i : i + 4] for i in range(0, len(pattern), 3)]
+        pieces += [" ", "\n", "<", "}", "]", "x", "{", '"', "</tool_call>", "<tool_call>", "é", ")", "(", ",", "word "]
+        for _ in range(60 if flagged else 15):
+            cases.append((pattern, "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))))
+    return cases
+
+
+CASES = _cases()
+
+
+def _rows():
+    return [
+        {"pattern": pattern, "text": text, "partial": partial, "want": _expected(pattern, text, partial)}
+        for pattern, text in CASES
+        for partial in (False, True)
+    ]
+
+
+def _report(rows, got) -> list[str]:
+    return [
+        f"{row['pattern']!r} on {row['text']!r} partial={row['partial']}: want {row['want']}, got {result}"
+        for row, result in zip(rows, got)
+        if result != row["want"]
+    ]
+
+
+def test_lookbehind_literals_flag_the_templates_that_meet_the_rule():
+    flagged = {pattern for pattern, ast in _template_delimiters() if backtrack_literals(ast)}
+    # glm47, qwen3_5, seed_oss and llama4_pythonic, and deepseek_v32's self-closing invoke
+    marks = ["</arg_value>", "</function>\\s{0,8}</tool_call>", "seed:tool_call", "python_start", "DSML"]
+    assert len(flagged) == len(marks) and all(any(mark in p for p in flagged) for mark in marks), flagged
+    assert backtrack_literals(parse(r"(?<=a(b)[ ]*c)")) == {}
+    assert sorted(backtrack_literals(parse(r"(?<=(ab)[ ]*c)")).values()) == ["ab"]
+
+
+JS_PROGRAM = """
+import {{ Regex }} from {runtime};
+import {{ readFileSync }} from "node:fs";
+{constants}
+const regexes = [{regexes}];
+const rows = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const cp = (s, i) => [...s.slice(0, i)].length;
+const out = rows.map(([index, text, partial]) => {{
+  const m = regexes[index].search(text, 0, partial);
+  if (m === null || (m.partial && m.start === text.length)) return null;
+  return [cp(text, m.start), cp(text, m.end), m.partial];
+}});
+console.log(JSON.stringify(out));
+"""
+
+
+def _js_probe(tmp_path: Path, sets, patterns: list[str], codes: list[str], rows) -> list[str]:
+    """Run `rows` through the JS matcher (`codes[i]` is the emitted regex of
+    `patterns[i]`); the rows whose answer differs from the regex module's."""
+    constants = "\n".join(f"const {c['var']} = {c['code']};" for c in sets.constants())
+    runtime = json.dumps((ROOT / "runtime" / "js" / "regex.mjs").as_uri())
+    (tmp_path / "probe.mjs").write_text(
+        JS_PROGRAM.format(runtime=runtime, constants=constants, regexes=",\n".join(codes)), encoding="utf-8"
+    )
+    index = {p: i for i, p in enumerate(patterns)}
+    (tmp_path / "rows.json").write_text(
+        json.dumps([[index[r["pattern"]], r["text"], r["partial"]] for r in rows]), encoding="utf-8"
+    )
+    done = subprocess.run([NODE, str(tmp_path / "probe.mjs"), str(tmp_path / "rows.json")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return _report(rows, json.loads(done.stdout))
+
+
+def test_javascript_matcher_agrees_with_the_regex_module(tmp_path: Path):
+    assert NODE is not None
+    rows = _rows()
+    patterns = list(dict.fromkeys(row["pattern"] for row in rows))
+    sets = js_backend._Sets()
+    codes = [js_backend.regex_code(parse(p), p, "pattern", "test", sets) for p in patterns]
+    wrong = _js_probe(tmp_path, sets, patterns, codes, rows)
+    assert not wrong, "\n".join(wrong[:20])
+
+
+def test_javascript_hinted_search_agrees_with_the_regex_module(tmp_path: Path):
+    """The trigger-directed search (complete matches before trigger strings;
+    partial ones before a trigger, a trigger prefix at the end or the lead
+    run that ends the text), on the delimiters as the backend emits them."""
+    assert NODE is not None
+    delims = _regex_delimiters()
+    sets = js_backend._Sets()
+    codes = {p: js_backend._watched_code(d, "test", sets) for p, d in delims.items()}
+    hinted = [p for p, code in codes.items() if "{ triggers" in code]
+    assert len(hinted) >= 40, len(hinted)
+    rows = [row for row in _rows() if row["pattern"] in hinted]
+    rng = random.Random(12)
+    for pattern in hinted:
+        for run in ("\n" * 40, " \n\t" * 30):
+            for tail in ("", "x", "<", "</", "<|", "<tool", "\n<", "}"):
+                text = rng.choice(["", "text ", "{\"a\": 1}"]) + run + tail
+                for partial in (False, True):
+                    rows.append({"pattern": pattern, "text": text, "partial": partial, "want": _expected(pattern, text, partial)})
+    wrong = _js_probe(tmp_path, sets, hinted, [codes[p] for p in hinted], rows)
+    assert not wrong, "\n".join(wrong[:20])
+
+
+GO_PROGRAM = """package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"unicode/utf8"
+
+	rt "{module}"
+)
+
+{sets}
+
+func main() {{
+	regexes := []*rt.Regex{{
+{regexes},
+	}}
+	data, _ := os.ReadFile(os.Args[1])
+	var rows [][3]any
+	if err := json.Unmarshal(data, &rows); err != nil {{
+		panic(err)
+	}}
+	out := make([]any, len(rows))
+	for i, row := range rows {{
+		text := row[1].(string)
+		m := regexes[int(row[0].(float64))].Search(text, 0, row[2].(bool))
+		if m == nil || (m.Partial && m.Start == len(text)) {{
+			continue
+		}}
+		out[i] = []any{{utf8.RuneCountInString(text[:m.Start]), utf8.RuneCountInString(text[:m.End]), m.Partial}}
+	}}
+	result, _ := json.Marshal(out)
+	fmt.Println(string(result))
+}}
+"""
+
+
+def test_go_matcher_agrees_with_the_regex_module(tmp_path: Path):
+    assert GO is not None
+    rows = _rows()
+    patterns = list(dict.fromkeys(row["pattern"] for row in rows))
+    emit = _Emitter("rt.")
+    codes = [emit.regex(parse(p), p) for p in patterns]
+    sets = "\n".join(
+        f"var {var} = []rune{{{', '.join(str(v) for lo, hi in ranges for v in (lo, hi))}}}" for ranges, var in emit.sets.items()
+    )
+    (tmp_path / "go.mod").write_text(
+        f"module probe\n\ngo 1.22\n\nrequire {RUNTIME_MODULE} v0.0.0\n\nreplace {RUNTIME_MODULE} => {GO_RUNTIME_DIR.as_posix()}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "main.go").write_text(GO_PROGRAM.format(module=RUNTIME_MODULE, sets=sets, regexes=",\n".join(codes)), encoding="utf-8")
+    index = {p: i for i, p in enumerate(patterns)}
+    (tmp_path / "rows.json").write_text(json.dumps([[index[r["pattern"]], r["text"], r["partial"]] for r in rows]), encoding="utf-8")
+    done = subprocess.run([GO, "run", ".", str(tmp_path / "rows.json")], cwd=tmp_path, env=go_env(), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = [None if r is None else [r[0], r[1], r[2]] for r in json.loads(done.stdout)]
+    wrong = _report(rows, got)
+    assert not wrong, "\n".join(wrong[:20])
