@@ -1,4 +1,4 @@
-"""OpenAI chat.completions output: runtime/openai.py.
+"""OpenAI chat.completions output: runtime/openai/.
 
 The streaming adapter, reassembled the way OpenAI clients reassemble deltas,
 must give what `to_openai_message` gives for the parser's message, for every
@@ -526,7 +526,7 @@ def test_works_next_to_a_vendored_parser(tmp_path):
 
     out = tmp_path / "vendor"
     assert main(["build", "qwen3_5", "--vendor", "-o", str(out)]) == 0
-    shutil.copy(ROOT / "runtime" / "openai.py", out / "openai_chunks.py")
+    shutil.copytree(ROOT / "runtime" / "openai", out / "openai_chunks", ignore=shutil.ignore_patterns("__pycache__"))
     script = textwrap.dedent("""
         import json, sys
         sys.modules["runtime"] = sys.modules["compiler"] = sys.modules["openai"] = None
