@@ -52,7 +52,18 @@ DEFAULT_OUT = Path(__file__).resolve().parents[2] / "generated" / "js"
 RUNTIME_DIR = Path(__file__).resolve().parents[2] / "runtime" / "js"
 RUNTIME_PACKAGE = "response-template-runtime"
 VENDOR_DIR = RUNTIME_PACKAGE  # where --vendor puts the runtime, beside the module
-RUNTIME_FILES = ("index.mjs", "regex.mjs", "pyjson.mjs", "unicode.mjs", "index.d.mts", "package.json", "README.md")
+RUNTIME_FILES = (
+    "index.mjs",
+    "content.mjs",
+    "typing.mjs",
+    "driver.mjs",
+    "regex.mjs",
+    "pyjson.mjs",
+    "unicode.mjs",
+    "index.d.mts",
+    "package.json",
+    "README.md",
+)
 
 _env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
