@@ -1,6 +1,8 @@
 // Python's `json.loads`, `json.dumps`, `int()`, `float()` and `str.strip()`
 // where JavaScript's built-ins differ. See README.md for the value mapping:
 // Python ints beyond 2**53 - 1 are BigInt; every other number is a Number.
+// Comments in [brackets] name entries of tests/vectors/inventory.json (see
+// index.mjs).
 
 import { DECIMAL, SPACE } from "./unicode.mjs";
 import { inRanges } from "./regex.mjs";
@@ -71,7 +73,7 @@ export function intFromNumber(n) {
   return BigInt(n);
 }
 
-/** Python's `str.strip()` (characters for which `str.isspace` is true). */
+/** Python's `str.strip()` (characters for which `str.isspace` is true) [content.text.strip, content.text.crlf]. */
 export function pyStrip(text) {
   let start = 0;
   let end = text.length;
@@ -127,7 +129,12 @@ function pyRepr(text) {
   return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
 }
 
-/** Python's `int(text)` for a str (base 10). */
+/**
+ * Python's `int(text)` for a str (base 10): surrounding whitespace, sign,
+ * underscores between digits, Unicode decimal digits, any size
+ * [content.int, content.int.strip-false, content.number.underscore,
+ * content.number.unicode-digits, content.int.beyond-double, content.int.error].
+ */
 export function pyInt(text) {
   const stripped = asciiDigits(numberStrip(text));
   const m = /^([-+]?)(\d(?:_?\d)*)$/.exec(stripped);
@@ -135,7 +142,11 @@ export function pyInt(text) {
   return intFromDigits(m[1] + m[2].replace(/_/g, ""));
 }
 
-/** Python's `float(text)` for a str. */
+/**
+ * Python's `float(text)` for a str: exponents, inf/infinity/nan words,
+ * underscores, Unicode digits [content.float, content.float.exponent,
+ * content.float.error, content.number.underscore, content.number.unicode-digits].
+ */
 export function pyFloat(text) {
   const stripped = asciiDigits(numberStrip(text));
   const m = /^([-+]?)(?:(inf|infinity|nan)|((?:\d(?:_?\d)*)?(?:\.(?:\d(?:_?\d)*)?)?)(?:[eE]([-+]?\d(?:_?\d)*))?)$/i.exec(
@@ -182,7 +193,9 @@ export function setKey(obj, key, value) {
 /**
  * Python's `json.loads(text)`: NaN/Infinity/-Infinity, big integers (BigInt),
  * lone surrogates in escapes, duplicate keys (the last value, at the first
- * key's place), control characters refused in strings; errors are ValueError.
+ * key's place), control characters refused in strings; errors are ValueError
+ * [content.json, content.json.nan-infinity, content.json.beyond-double,
+ * content.json.unicode-escapes, content.json.duplicate-keys].
  */
 export function loads(doc) {
   if (doc.startsWith("\ufeff")) throw new JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", doc, 0);

@@ -5,7 +5,10 @@
 // pattern as a tree (see compiler/backends/js.py) whose character classes are
 // explicit code point ranges read off the `regex` module: `\w`, `\s`, `\d`,
 // case folding and `.` mean exactly what they mean in Python, on code points
-// (a surrogate pair is one character).
+// (a surrogate pair is one character); `.` matches a newline (DOTALL)
+// [regex.unicode-word, regex.dotall].
+// Comments in [brackets] name entries of tests/vectors/inventory.json (see
+// index.mjs).
 //
 // Tree nodes (arrays, the opcode first):
 //   [0, ranges]                  one character in the sorted [lo, hi, lo, hi, ...] ranges
@@ -94,12 +97,15 @@ function restore(caps, saved) {
 function holds(kind, s, i) {
   const n = s.length;
   switch (kind) {
+    // `^`: the start of the (prefix-truncated) buffer only [regex.caret-buffer-start]
     case 0:
       return i === 0;
     case 1:
       return i === n;
+    // `$`: the end, or before a final newline (no MULTILINE) [regex.dollar-before-final-newline]
     case 2:
       return i === n || (i === n - 1 && s.charCodeAt(i) === 10);
+    // `\b` on the Unicode `\w` [regex.unicode-word]
     case 3:
       return isWordBefore(s, i) !== isWordAt(s, i);
     case 5:
@@ -239,6 +245,7 @@ export class Regex {
         const kind = node[1];
         return (i, k) => holds(kind, ctx.s, i) && k(i);
       }
+      // Lookahead and lookbehind [regex.lookaround]
       case 6: {
         const behind = node[1];
         const negative = node[2];

@@ -53,7 +53,18 @@ DEFAULT_OUT = GENERATED_DIR / "js"
 RUNTIME_DIR = RUNTIMES / "js"
 RUNTIME_PACKAGE = "response-template-runtime"
 VENDOR_DIR = RUNTIME_PACKAGE  # where --vendor puts the runtime, beside the module
-RUNTIME_FILES = ("index.mjs", "regex.mjs", "pyjson.mjs", "unicode.mjs", "index.d.mts", "package.json", "README.md")
+RUNTIME_FILES = (
+    "index.mjs",
+    "content.mjs",
+    "typing.mjs",
+    "driver.mjs",
+    "regex.mjs",
+    "pyjson.mjs",
+    "unicode.mjs",
+    "index.d.mts",
+    "package.json",
+    "README.md",
+)
 
 _env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent),

@@ -118,6 +118,16 @@ def test_vendored_js_runs_without_the_project(tmp_path: Path):
     assert json.loads(done.stdout) == {"role": "assistant", "reasoning_content": "r", "content": "c"}
 
 
+def test_every_runtime_module_is_vendored_and_packed():
+    """runtime/js/*.mjs import each other: `--vendor` copies them all, and the package's `files` lists them all."""
+    from compiler.backends.js import RUNTIME_DIR, RUNTIME_FILES
+
+    modules = {path.name for path in RUNTIME_DIR.glob("*.mjs")}
+    assert modules <= set(RUNTIME_FILES)
+    package = json.loads((RUNTIME_DIR / "package.json").read_text(encoding="utf-8"))
+    assert modules <= set(package["files"])
+
+
 def test_build_lang_writes_each_language(tmp_path: Path):
     done = subprocess.run(
         [sys.executable, "-m", "compiler", "build", "qwen3.json", "--lang", "py,js", "-o", str(tmp_path)],
