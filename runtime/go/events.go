@@ -52,7 +52,8 @@ func (e Event) Field() string {
 func (e Event) Text() string { return e.text }
 
 // Dirty: a region_chunk's text is not the field's final value (content other
-// than text, int, float or bool is parsed at the close).
+// than text, int, float or bool is parsed at the close) [event.chunk-clean,
+// event.chunk-dirty].
 func (e Event) Dirty() bool { return e.head != nil && e.head.dirty }
 
 // Value is a region_close's parsed value (nil for the other types).

@@ -92,6 +92,8 @@ func inSet(set []rune, r rune) bool {
 	return false
 }
 
+// isWordAt: the character before (or at) i is in the module's Unicode \w
+// [regex.unicode-word].
 func isWordAt(text string, i int, before bool) bool {
 	var r rune
 	if before {
@@ -111,9 +113,9 @@ func isWordAt(text string, i int, before bool) bool {
 func (m *machine) assert(kind byte, i int) bool {
 	text := m.text
 	switch kind {
-	case '^', 'A':
+	case '^', 'A': // at the buffer's start only [regex.caret-buffer-start]
 		return i == 0
-	case '$':
+	case '$': // [regex.dollar-before-final-newline]
 		return i == len(text) || (i == len(text)-1 && text[i] == '\n')
 	case 'Z':
 		return i == len(text)
@@ -226,7 +228,7 @@ func (m *machine) run(n *Node, i int, back bool, k func(int) bool) bool {
 			return k(i)
 		}
 		return false
-	case OpLook:
+	case OpLook: // [regex.lookaround]
 		if n.Behind {
 			m.behind++
 		}

@@ -88,6 +88,8 @@ type Parser struct {
 // NewParser starts a parser; prefix is the prompt text sent to the model
 // ("" opts out): text after its last start anchor is processed first and
 // gives InitialEvents.
+// [prefix.empty, prefix.one-anchor, prefix.no-anchor, prefix.nothing-after-anchor,
+// prefix.events, prefix.held-back, error.at-init]
 func NewParser(prog *Program, prefix string, opts ...Option) (*Parser, error) {
 	p := &Parser{prog: prog}
 	for _, opt := range opts {
@@ -95,7 +97,7 @@ func NewParser(prog *Program, prefix string, opts ...Option) (*Parser, error) {
 			return nil, err
 		}
 	}
-	p.output = DeepCopy(prog.defaults).(*Object)
+	p.output = DeepCopy(prog.defaults).(*Object) // [template.defaults]
 	p.enterImplicit()
 	p.initial = []Event{}
 	if prefix != "" {
@@ -135,7 +137,9 @@ func (p *Parser) AppendFeed(dst []Event, text string) ([]Event, error) {
 	return events, err
 }
 
-// Feed adds generated text and returns the events it completes.
+// Feed adds generated text and returns the events it completes; "" is
+// legal and processes the buffer again [feed.empty-chunk, chunking.per-character,
+// error.at-feed].
 func (p *Parser) Feed(text string) ([]Event, error) { return p.feed(nil, text) }
 
 // feed is Feed, or AppendFeed's step onto dst when p.appending.

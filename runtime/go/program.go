@@ -15,7 +15,10 @@ const (
 )
 
 // Delimiter is a field's open or close: literals (longest first) searched as
-// strings, or a regex run with partial matching.
+// strings, or a regex run with partial matching [delim.open.literal,
+// delim.open.list, delim.open.pattern, delim.close.literal, delim.close.list,
+// delim.close.pattern, start_anchor.literal, start_anchor.list,
+// start_anchor.pattern].
 type Delimiter struct {
 	Literals    []string
 	GrowsAtEdge bool
@@ -363,7 +366,8 @@ func (d *Delimiter) find(buf string, pos int) (int, int) {
 	return bestStart, bestEnd
 }
 
-// partialStart is the leftmost start of a proper prefix of a literal that runs to the end, or -1.
+// partialStart is the leftmost start of a proper prefix of a literal that runs to the end, or -1
+// [hold.partial-literal].
 func (d *Delimiter) partialStart(buf string, pos int) int {
 	start := len(buf) - d.longest + 1
 	if start < pos {
@@ -389,7 +393,8 @@ func isProperPrefix(strs []string, tail string) bool {
 	return false
 }
 
-// lastAnchorEnd is the end of the last non-overlapping start-anchor match, or -1.
+// lastAnchorEnd is the end of the last non-overlapping start-anchor match, or -1
+// [prefix.last-anchor].
 func lastAnchorEnd(anchor *Delimiter, text string) int {
 	last := -1
 	if anchor.Regex != nil {

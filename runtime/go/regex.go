@@ -8,7 +8,8 @@ import (
 // Op is the kind of a regex node. Patterns are parsed by the compiler
 // (compiler/regex) and emitted as node trees; character classes arrive as
 // code point ranges read off Python's `regex` module, so classes and case
-// folding are the reference's by construction.
+// folding are the reference's by construction (`.` takes every character:
+// DOTALL) [regex.unicode-word, regex.dotall].
 type Op uint8
 
 // Regex node kinds.
@@ -176,7 +177,8 @@ func (re *Regex) attempted(text string, s int) bool {
 	return inSet(re.Entry, r)
 }
 
-// Search is the `regex` module's compiled.search(text, pos, partial=...):
+// Search is the `regex` module's compiled.search(text, pos, partial=...)
+// [process.stream, process.eos, hold.partial-pattern]:
 // the leftmost complete match wins; otherwise, with partial, the leftmost
 // start from which matching runs into the end of the text (End = len(text)).
 func (re *Regex) Search(text string, pos int, partial bool) *Match {

@@ -2,7 +2,8 @@ package rt
 
 import "strings"
 
-// Finalize ends the generation: the message and the last events.
+// Finalize ends the generation: the message and the last events
+// [process.eos, finalize.flush-held, finalize.closes-open-region, error.at-finalize].
 func (p *Parser) Finalize() (Message, []Event, error) {
 	if p.finalized {
 		return nil, nil, Errorf("RuntimeError", "ResponseParser already finalized")
@@ -19,12 +20,15 @@ func (p *Parser) Finalize() (Message, []Event, error) {
 			missing = append(missing, "'"+f.Name+"'")
 		}
 	}
-	if missing != nil {
+	if missing != nil { // [field.optional-false, field.optional-false.present, error.finalize.required-missing]
 		return nil, events, Errorf("ValueError", "Required response_template fields missing from parsed output: [%s]", strings.Join(missing, ", "))
 	}
 	out := NewObject()
 	for _, key := range p.output.Keys() {
 		value, _ := p.output.Get(key)
+		// Defaults first, then fields as first stored; empty values dropped unless
+		// defaults hold the key [finalize.defaults-kept-when-empty, finalize.key-order,
+		// content.text.empty]
 		if p.prog.defaults.Has(key) || !emptyValue(value) {
 			out.Set(key, value)
 		}
@@ -80,20 +84,20 @@ func (p *Parser) process(events *[]Event, eos bool) error {
 				if err := p.close(events); err != nil {
 					return err
 				}
-				if !hadText && best.start == best.end {
+				if !hadText && best.start == best.end { // [close.zero-width-empty-stops]
 					break
 				}
 			}
 			continue
 		}
-		if eos {
+		if eos { // [finalize.flush-held, delim.no-close]
 			if p.pos < len(p.buf) {
 				p.route(events, p.buf[p.pos:])
 				p.pos = len(p.buf)
 			}
 			return p.close(events)
 		}
-		if hold > p.pos {
+		if hold > p.pos { // text from the hold position on waits [hold.text-held]
 			p.route(events, p.buf[p.pos:hold])
 			p.pos = hold
 		}
@@ -102,6 +106,9 @@ func (p *Parser) process(events *[]Event, eos bool) error {
 	return nil
 }
 
+// route: text outside regions without an implicit field is dropped; the
+// implicit region opens with its first text [null-sink.discard,
+// field.no-implicit, implicit.lazy-open].
 func (p *Parser) route(events *[]Event, text string) {
 	if p.current < 0 || text == "" {
 		return
@@ -130,6 +137,9 @@ func (p *Parser) open(events *[]Event, index int, re *Regex, caps []int) {
 	p.current = index
 	p.state = index
 	p.captures = nil
+	// The open match's named groups that took part; a close's never reach the
+	// scope [capture.named-groups, capture.unmatched-group-dropped,
+	// capture.close-groups-not-in-scope]
 	if caps != nil {
 		p.captures = (&Match{caps: caps, re: re, text: p.buf}).Captures()
 	}
@@ -145,17 +155,18 @@ func (p *Parser) valueOf(f *Field, body string) (any, error) {
 	if err != nil || f.Transform == nil {
 		return value, err
 	}
-	if !f.TransformEach {
+	if !f.TransformEach { // [transform]
 		return f.Transform.apply(&scope{captures: p.captures, content: value})
 	}
+	// [transform_each]
 	list, ok := value.([]any)
-	if !ok {
+	if !ok { // [error.transform_each.not-list]
 		return nil, Errorf("ValueError", "Field '%s': transform_each requires the parsed content to be a list, got %s.", f.Name, TypeName(value))
 	}
 	out := make([]any, 0, len(list))
 	for _, item := range list {
 		obj, ok := item.(*Object)
-		if !ok {
+		if !ok { // [error.transform_each.item-not-dict]
 			return nil, Errorf("ValueError", "Field '%s': transform_each requires each list element to be a dict, got %s.", f.Name, TypeName(item))
 		}
 		v, err := f.Transform.apply(&scope{captures: p.captures, item: obj, each: true})
@@ -167,6 +178,8 @@ func (p *Parser) valueOf(f *Field, body string) (any, error) {
 	return out, nil
 }
 
+// close stores a region that opened (one that never did stores nothing)
+// [close.never-opened-skipped, implicit.closed, implicit.closed-by-open, value.empty].
 func (p *Parser) close(events *[]Event) error {
 	if p.current >= 0 && p.opened {
 		f := p.prog.Fields[p.current]
@@ -174,7 +187,7 @@ func (p *Parser) close(events *[]Event) error {
 		if err != nil {
 			return err
 		}
-		if len(p.params) > 0 {
+		if len(p.params) > 0 { // [typing.tools.empty-list]
 			value = typeToolCalls(value, p.params)
 		}
 		out := p.output
@@ -182,17 +195,17 @@ func (p *Parser) close(events *[]Event) error {
 		switch {
 		case f.Join != nil:
 			s, ok := value.(string)
-			if !ok {
+			if !ok { // [error.join.non-string]
 				return Errorf("ValueError", "Field '%s': 'join' requires each match to parse to a string, got %s.", f.Name, TypeName(value))
 			}
-			if !has || previous == nil {
+			if !has || previous == nil { // [join.first]
 				out.Set(f.Name, s)
-			} else if prev, ok := previous.(string); ok {
+			} else if prev, ok := previous.(string); ok { // [join.append, join.empty-match]
 				out.Set(f.Name, prev+*f.Join+s)
 			} else {
 				return Errorf("TypeError", "can only concatenate str (not \"%s\") to str", TypeName(previous))
 			}
-		case f.Repeats:
+		case f.Repeats: // [repeats.append]
 			if !has {
 				out.Set(f.Name, []any{value})
 			} else if list, ok := previous.([]any); ok {
@@ -200,7 +213,7 @@ func (p *Parser) close(events *[]Event) error {
 			} else {
 				return Errorf("AttributeError", "'%s' object has no attribute 'append'", TypeName(previous))
 			}
-		default:
+		default: // [store.set, store.overwrite, store.replaces-default]
 			out.Set(f.Name, value)
 		}
 		addEvent(events, &eventHead{kind: RegionClose, field: f.Name, value: value}, "")

@@ -165,6 +165,11 @@ func shiftCaps(caps []int, by int) []int {
 // old leftmost partial match, or after the old end when there was none. A
 // held tool-call header is searched again at every token; the delimiters
 // that cannot match in it then read only the new text.
+//
+// [hold.partial-literal, hold.partial-pattern, hold.pattern-at-edge,
+// hold.literal-can-extend, hold.zero-width-at-edge, commit.literal-at-edge,
+// commit.at-eos, hold.blocks-commit, tie.longest, tie.open-before-close,
+// tie.field-name, delim.zero-width-match]
 func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 	buf, pos := p.buf, p.pos
 	size := len(buf)
@@ -197,7 +202,7 @@ func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 				}
 				continue
 			}
-			if !eos && end == size && d.GrowsAtEdge {
+			if !eos && end == size && d.GrowsAtEdge { // [hold.literal-can-extend, commit.literal-at-edge]
 				if start < hold {
 					hold = start
 				}
@@ -228,7 +233,7 @@ func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 				continue
 			}
 			start, end = sp.start, sp.end
-			if !eos && (sp.partial || end == size) {
+			if !eos && (sp.partial || end == size) { // [hold.partial-pattern, hold.pattern-at-edge, hold.zero-width-at-edge]
 				if start < hold {
 					hold = start
 				}
@@ -243,14 +248,14 @@ func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 			}
 			if start == best.start {
 				length, bestLength := end-start, best.end-best.start
-				if length < bestLength {
+				if length < bestLength { // [tie.longest]
 					continue
 				}
 				if length == bestLength {
-					if w.Kind > best.kind {
+					if w.Kind > best.kind { // [tie.open-before-close]
 						continue
 					}
-					if w.Kind == best.kind && f.Name >= p.prog.Fields[best.field].Name {
+					if w.Kind == best.kind && f.Name >= p.prog.Fields[best.field].Name { // [tie.field-name]
 						continue
 					}
 				}
@@ -258,5 +263,5 @@ func (p *Parser) scanText(watch []Watch, eos bool) (found, bool, int) {
 		}
 		best, have = found{w.Kind, w.Field, start, end, re, caps}, true
 	}
-	return best, have && best.start < hold, hold
+	return best, have && best.start < hold, hold // [hold.blocks-commit]
 }
