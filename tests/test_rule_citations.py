@@ -110,9 +110,13 @@ PENDING = {"js"}
 
 def _langs():
     return [
-        pytest.param(lang, marks=pytest.mark.xfail(reason=f"the {lang} runtime's citations are pending", strict=False))
-        if lang in PENDING
-        else lang
+        (
+            pytest.param(
+                lang, marks=pytest.mark.xfail(reason=f"the {lang} runtime's citations are pending", strict=False)
+            )
+            if lang in PENDING
+            else lang
+        )
         for lang in sorted(SOURCES)
     ]
 

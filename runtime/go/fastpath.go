@@ -5,86 +5,17 @@ import (
 	"unicode/utf8"
 )
 
-// holdRun is a class W for a state without a fast path such that, while the
+// holdRun is a class W for a state without a hold lead such that, while the
 // held text is all W, more W text changes nothing: one watched delimiter is
 // a greedy unbounded W repeat then something that must read a non-W
 // character (its partial match stays at the held run's start), and no
 // watched delimiter can match inside W text (each must read a non-W
 // character after its own optional W lead). Newline or space runs then cost
-// nothing per token instead of a search over the whole held run.
+// nothing per token instead of a search over the whole held run. Planned by
+// the compiler (Program.HoldRuns; compiler/backends/go_plan.py).
 type holdRun struct {
 	set   []rune
 	ascii [2]uint64
-}
-
-// leadRunOf plans the state's holdRun, or nil.
-func leadRunOf(p *Program, watch []Watch) *holdRun {
-	var lead []rune
-	for _, w := range watch {
-		if d := p.delimiterOf(w); d.Regex != nil {
-			if set, _ := splitLead(d.Regex.Root); set != nil {
-				lead = set
-				break
-			}
-		}
-	}
-	if lead == nil {
-		return nil
-	}
-	run := &holdRun{set: lead, ascii: asciiBitmap(lead)}
-	for _, w := range watch {
-		if !run.cannotMatchIn(p.delimiterOf(w)) {
-			return nil
-		}
-	}
-	return run
-}
-
-// splitLead: a root that is a greedy unbounded repeat of a class, then the
-// rest of its sequence.
-func splitLead(root *Node) ([]rune, []*Node) {
-	if root.Op != OpConcat || len(root.Subs) < 2 {
-		return nil, nil
-	}
-	first := root.Subs[0]
-	if first.Op != OpRepeat || first.Lazy || first.Max >= 0 || first.Subs[0].Op != OpSet {
-		return nil, nil
-	}
-	return first.Subs[0].Set, root.Subs[1:]
-}
-
-func sameSet(a, b []rune) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// cannotMatchIn: no match of d lies in text that is all of the run's class.
-func (run *holdRun) cannotMatchIn(d *Delimiter) bool {
-	if d.Regex == nil {
-		for _, lit := range d.Literals {
-			if holdsAll(run.set, lit) {
-				return false
-			}
-		}
-		return true
-	}
-	root := d.Regex.Root
-	if set, rest := splitLead(root); set != nil && sameSet(set, run.set) {
-		root = &Node{Op: OpConcat, Subs: rest}
-	}
-	var f firstChars
-	if firstOf(root, &f) {
-		return false
-	}
-	hasWide := len(run.set) > 0 && run.set[len(run.set)-1] >= utf8.RuneSelf
-	return f.ascii[0]&run.ascii[0] == 0 && f.ascii[1]&run.ascii[1] == 0 && !(f.wide && hasWide)
 }
 
 // FastPath is what lets a state skip every search (planned by the

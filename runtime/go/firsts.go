@@ -276,3 +276,30 @@ func repeatLead(n *Node) []rune {
 	}
 	return first.Subs[0].Set
 }
+
+func sameSet(a, b []rune) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// subsetOf: every character of the ranges a is in the ranges b (nil b: all).
+func subsetOf(a, b []rune) bool {
+	if b == nil {
+		return true
+	}
+	for i := 0; i+1 < len(a); i += 2 {
+		for r := a[i]; r <= a[i+1]; r++ {
+			if !inSet(b, r) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -65,12 +65,18 @@ type Program struct {
 	Context     int             // characters kept before the read position (-1: all)
 	Patterns    map[string]*Regex
 	Fast        map[int]*FastPath // states whose delimiters allow skipping the search
+	// HoldRuns: per state without a hold lead, the class W of its holdRun
+	// (see holdRun), planned by the compiler (compiler/backends/go_plan.py).
+	HoldRuns map[int][]rune
+	// Ahead: the states where no watched delimiter reads before where its
+	// match starts (no look-behind, ^, \A, (?m)^, \b, \B), so the scan needs
+	// no context before the read position (see scan). Absent: it may.
+	Ahead map[int]bool
 
 	defaults *Object
 	watch    [][]Watch
 	fast     []*FastPath
-	derived  []bool     // the state's fast path was derived here, not planned by the compiler
-	holdRuns []*holdRun // per state without a hold lead (see leadRunOf)
+	holdRuns []*holdRun // per state (see HoldRuns)
 	memos    []scanMemo // per state (see scan)
 	literal  []bool     // per state: every watched delimiter is literals (see scan)
 	ahead    []bool     // per state: no watched delimiter reads before where its match starts (see scan)
@@ -107,7 +113,6 @@ func (p *Program) Init() *Program {
 	p.memos = make([]scanMemo, len(p.Fields)+1)
 	p.literal = make([]bool, len(p.Fields)+1)
 	p.ahead = make([]bool, len(p.Fields)+1)
-	p.derived = make([]bool, len(p.Fields)+1)
 	for _, f := range p.Fields {
 		a, err := Loads(f.ContentArgs)
 		if err != nil {
@@ -131,206 +136,20 @@ func (p *Program) Init() *Program {
 		re.prepare()
 	}
 	for state, watch := range p.watch {
-		p.literal[state], p.ahead[state] = true, true
+		p.literal[state] = true
 		for _, w := range watch {
 			if d := p.delimiterOf(w); d == nil || d.Regex != nil {
 				p.literal[state] = false
-				p.ahead[state] = p.ahead[state] && d != nil && !readsBehind(d.Regex.Root)
 			}
 		}
 	}
-	for state := range p.watch {
-		if p.Context < 0 {
-			break
-		}
-		if p.fast[state] == nil {
-			if fast := deriveFastPath(p, p.watch[state]); fast != nil {
-				p.fast[state], p.derived[state] = fast, true
-			}
-		}
-		if p.fast[state] == nil || p.fast[state].HoldLead == nil {
-			p.holdRuns[state] = leadRunOf(p, p.watch[state])
-		}
+	for state, set := range p.HoldRuns {
+		p.holdRuns[state+1] = &holdRun{set: set, ascii: asciiBitmap(set)}
+	}
+	for state, ahead := range p.Ahead {
+		p.ahead[state+1] = ahead
 	}
 	return p
-}
-
-// deriveFastPath plans a fast path the compiler's analysis left out (look-
-// arounds before the trigger: `</think>|(?=\s*<tool_call>)`), from the
-// delimiters' trees: every branch of every watched delimiter is (look-
-// behinds and assertions, which read nothing forward,) then an optional
-// run of one lead class, then something whose first characters are ASCII
-// triggers; a positive lookahead stands for its body. Text holding no
-// trigger and not ending in a lead then starts no match, complete or
-// partial (a partial one runs through leads to the end, or reads a
-// trigger). nil when a delimiter does not have that shape.
-func deriveFastPath(p *Program, watch []Watch) *FastPath {
-	var triggers firstChars
-	var leads []rune
-	for _, w := range watch {
-		d := p.delimiterOf(w)
-		if d == nil {
-			return nil
-		}
-		if d.Regex == nil {
-			for _, lit := range d.Literals {
-				if lit == "" || lit[0] >= utf8.RuneSelf {
-					return nil
-				}
-				triggers.ascii[lit[0]>>6] |= 1 << (lit[0] & 63)
-			}
-			continue
-		}
-		var ok bool
-		if leads, ok = branchShape(d.Regex.Root, &triggers, leads); !ok {
-			return nil
-		}
-	}
-	if triggers.wide || triggers.any {
-		return nil
-	}
-	fast := &FastPath{Leads: leads}
-	for c := 0; c < utf8.RuneSelf; c++ {
-		if triggers.ascii[c>>6]&(1<<(c&63)) != 0 {
-			fast.Triggers = append(fast.Triggers, string(rune(c)))
-		}
-	}
-	fast.prepare()
-	if leads != nil {
-		for _, w := range watch {
-			if d := p.delimiterOf(w); d.Regex != nil && subsetOf(leads, d.Regex.Entry) && holdsAtRunStart(d.Regex.Root, leads) {
-				fast.HoldLead, fast.holdASCII = leads, fast.leadASCII
-				break
-			}
-		}
-	}
-	return fast
-}
-
-// holdsAtRunStart: some branch of n is (inside positive lookaheads) a
-// greedy unbounded repeat of the lead class and then more, so at the start
-// of a run of lead characters that ends the text it is a partial match (the
-// repeat reads to the end; what follows must read a trigger). A derived
-// fast path's text before the run can start no match, complete or partial
-// (see deriveFastPath), so the run is held from its start: the lead class
-// is the state's hold lead.
-func holdsAtRunStart(n *Node, leads []rune) bool {
-	switch n.Op {
-	case OpAlt:
-		for _, sub := range n.Subs {
-			if holdsAtRunStart(sub, leads) {
-				return true
-			}
-		}
-	case OpGroup:
-		return holdsAtRunStart(n.Subs[0], leads)
-	case OpLook:
-		return !n.Behind && !n.Negative && holdsAtRunStart(n.Subs[0], leads)
-	case OpConcat:
-		if len(n.Subs) < 2 {
-			return false
-		}
-		first := n.Subs[0]
-		return first.Op == OpRepeat && !first.Lazy && first.Max < 0 && first.Subs[0].Op == OpSet && sameSet(first.Subs[0].Set, leads)
-	}
-	return false
-}
-
-// subsetOf: every character of the ranges a is in the ranges b (nil b: all).
-func subsetOf(a, b []rune) bool {
-	if b == nil {
-		return true
-	}
-	for i := 0; i+1 < len(a); i += 2 {
-		for r := a[i]; r <= a[i+1]; r++ {
-			if !inSet(b, r) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// branchShape checks one node has the shape deriveFastPath needs, adding
-// its triggers and lead class (one class for the whole state: two
-// different ones give up).
-func branchShape(n *Node, triggers *firstChars, leads []rune) ([]rune, bool) {
-	switch n.Op {
-	case OpAlt:
-		for _, sub := range n.Subs {
-			var ok bool
-			if leads, ok = branchShape(sub, triggers, leads); !ok {
-				return leads, false
-			}
-		}
-		return leads, true
-	case OpGroup:
-		return branchShape(n.Subs[0], triggers, leads)
-	case OpLook:
-		if n.Behind || n.Negative {
-			return leads, false // alone it matches without reading
-		}
-		return branchShape(n.Subs[0], triggers, leads)
-	}
-	items := []*Node{n}
-	if n.Op == OpConcat {
-		items = n.Subs
-	}
-	for len(items) > 0 && (items[0].Op == OpAssert || items[0].Op == OpLook && items[0].Behind && !readsForward(items[0])) {
-		items = items[1:]
-	}
-	if len(items) == 0 {
-		return leads, false
-	}
-	if first := items[0]; first.Op == OpRepeat && !first.Lazy && first.Subs[0].Op == OpSet && len(items) > 1 {
-		if leads != nil && !sameSet(leads, first.Subs[0].Set) {
-			return leads, false
-		}
-		leads = first.Subs[0].Set
-		items = items[1:]
-	}
-	if len(items) == 1 && (items[0].Op == OpAlt || items[0].Op == OpGroup || items[0].Op == OpLook) {
-		return branchShape(items[0], triggers, leads)
-	}
-	if firstOf(&Node{Op: OpConcat, Subs: items}, triggers) {
-		triggers.any = true
-	}
-	return leads, !triggers.any
-}
-
-// readsBehind: the subtree holds a look-behind or an assertion that reads
-// the character before its position or depends on where the text starts
-// (^, \A, multiline ^, \b, \B): a match of a tree without one reads only
-// from its start on.
-func readsBehind(n *Node) bool {
-	switch {
-	case n.Op == OpLook && n.Behind:
-		return true
-	case n.Op == OpAssert:
-		switch n.Kind {
-		case '^', 'A', 'L', 'b', 'B':
-			return true
-		}
-	}
-	for _, sub := range n.Subs {
-		if readsBehind(sub) {
-			return true
-		}
-	}
-	return false
-}
-
-// readsForward: the subtree holds a lookahead (which may read to the end).
-func readsForward(n *Node) bool {
-	if n.Op == OpLook && !n.Behind {
-		return true
-	}
-	for _, sub := range n.Subs {
-		if readsForward(sub) {
-			return true
-		}
-	}
-	return false
 }
 
 func (d *Delimiter) init() {
