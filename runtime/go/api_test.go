@@ -54,6 +54,13 @@ var apiProgram = (&rt.Program{
 		0:  {{Kind: rt.Close, Field: 0}},
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
+	// As the compiler plans them (compiler/backends/go_plan.py).
+	Fast: map[int]*rt.FastPath{
+		-1: {Triggers: []string{"<"}},
+		0:  {Triggers: []string{"<"}},
+		1:  {Triggers: []string{"<"}},
+	},
+	Ahead: map[int]bool{-1: true, 0: true, 1: true},
 }).Init()
 
 const apiTools = `[{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"b": {"type": "string"}, "n": {"type": "integer"}}}}}]`

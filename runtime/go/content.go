@@ -8,7 +8,9 @@ import (
 )
 
 // Content parsers: the body text of a closed region -> its value, as the
-// reference's content_parsers.py computes it.
+// reference's content_parsers.py computes it [field.content.text,
+// field.content.int, field.content.float, field.content.bool,
+// field.content.json, field.content.xml-inline, field.content.kv-lines].
 
 func argOr(args *Object, key string, fallback any) any {
 	if args != nil {
@@ -19,6 +21,10 @@ func argOr(args *Object, key string, fallback any) any {
 	return fallback
 }
 
+// parseText: str.strip, Unicode whitespace, unless strip is false
+// [content.text.strip, content.text.strip-false, content.text.empty,
+// content.text.whitespace-only, content.text.crlf, content.text.non-bmp,
+// field.content_args.strip].
 func parseText(text string, args *Object) string {
 	if Truthy(argOr(args, "strip", true)) {
 		return Strip(text)
@@ -45,12 +51,15 @@ func (p *Program) ParseContent(text any, name string, args *Object) (any, error)
 	switch name {
 	case "text":
 		return parseText(s, args), nil
-	case "int":
+	case "int": // Python int(), any size [content.int, content.int.error, content.int.strip-false,
+		// content.int.beyond-double, content.number.underscore, content.number.unicode-digits]
 		return PyInt(parseText(s, args))
-	case "float":
+	case "float": // Python float(): exponents, nan/inf words [content.float, content.float.exponent,
+		// content.float.error]
 		f, err := PyFloat(parseText(s, args))
 		return Float(f), err
-	case "bool":
+	case "bool": // never an error [content.bool.true, content.bool.true-any-case, content.bool.one,
+		// content.bool.other-false]
 		word := asciiLower(parseText(s, args))
 		return word == "true" || word == "1", nil
 	case "json":
@@ -65,15 +74,20 @@ func (p *Program) ParseContent(text any, name string, args *Object) (any, error)
 
 const sentinelOpen, sentinelClose = "\x01", "\x02"
 
+// parseJSON: json.loads (Loads) after the dialect rewrites [content.json,
+// content.json.nan-infinity, content.json.duplicate-keys,
+// content.json.unicode-escapes, content.json.beyond-double,
+// error.feed.json-invalid, error.feed.json-invalid-after-dialect].
 func parseJSON(text string, args *Object) (any, error) {
 	delims := argOr(args, "string_delims", []any{})
 	useDelims := Truthy(delims)
+	// Checked before anything else, so allow_non_json does not apply [error.feed.json-sentinel]
 	if useDelims && (strings.Contains(text, sentinelOpen) || strings.Contains(text, sentinelClose)) {
 		return nil, Errorf("ValueError", "json: input contains reserved sentinel characters (\\x01/\\x02); cannot parse safely.")
 	}
 	working := text
 	var stashed []string
-	if useDelims {
+	if useDelims { // [content.json.string_delims, field.content_args.string_delims]
 		pairs, ok := delims.([]any)
 		if !ok {
 			return nil, Errorf("TypeError", "string_delims must be a list of pairs")
@@ -88,10 +102,12 @@ func parseJSON(text string, args *Object) (any, error) {
 			if !okOpen || !okClose {
 				return nil, Errorf("TypeError", "string_delims entries must be strings")
 			}
+			// Pair by pair, non-greedy, across newlines [content.json.string_delims.parsed,
+			// content.json.string_delims.several]
 			working = stashDelimited(working, open, close, &stashed)
 		}
 	}
-	if Truthy(argOr(args, "unquoted_keys", false)) {
+	if Truthy(argOr(args, "unquoted_keys", false)) { // [content.json.unquoted_keys, field.content_args.unquoted_keys]
 		working = quoteBareKeys(working)
 	}
 	for i, v := range stashed {
@@ -99,6 +115,8 @@ func parseJSON(text string, args *Object) (any, error) {
 	}
 	value, err := Loads(working)
 	if err != nil {
+		// The original body, not the rewritten one [content.json.allow_non_json,
+		// content.json.allow_non_json.strip-false, field.content_args.allow_non_json]
 		if Truthy(argOr(args, "allow_non_json", nil)) {
 			return parseText(text, args), nil
 		}
@@ -147,7 +165,8 @@ func stashDelimited(text, open, close string, stashed *[]string) string {
 	return b.String()
 }
 
-// quoteBareKeys is regex.sub(r"(?<=[{,])(\w+):", r'"\1":', text).
+// quoteBareKeys is regex.sub(r"(?<=[{,])(\w+):", r'"\1":', text): only a
+// \w+ key right after "{" or "," [content.json.unquoted_keys.quoted].
 func quoteBareKeys(text string) string {
 	var b strings.Builder
 	last := 0
@@ -174,6 +193,8 @@ func quoteBareKeys(text string) string {
 	return b.String()
 }
 
+// parseValue: name defaults to text [content.value_parser,
+// content.value_parser.default-text, field.content_args.value_parser].
 func (p *Program) parseValue(raw any, valueParser any) (any, error) {
 	if valueParser == nil {
 		return raw, nil
@@ -187,9 +208,11 @@ func (p *Program) parseValue(raw any, valueParser any) (any, error) {
 	return p.ParseContent(raw, name, args)
 }
 
+// parseXMLInline: every non-overlapping tag_pattern match adds key -> value
+// [content.xml-inline, content.xml-inline.no-match, field.content_args.tag_pattern].
 func (p *Program) parseXMLInline(text string, args *Object) (any, error) {
 	raw := argOr(args, "tag_pattern", nil)
-	if raw == nil {
+	if raw == nil { // at the close, not at load [error.feed.xml-no-tag-pattern]
 		return nil, Errorf("ValueError", "xml-inline: 'tag_pattern' content_arg is required")
 	}
 	source, _ := raw.(string)
@@ -202,9 +225,12 @@ func (p *Program) parseXMLInline(text string, args *Object) (any, error) {
 	out := NewObject()
 	for _, match := range re.FindAll(text) {
 		key, ok := match.Group("key")
-		if !ok {
+		if !ok { // absent or not taking part [error.feed.xml-no-key-group]
 			return nil, Errorf("ValueError", "xml-inline: tag_pattern must have a named group 'key'. Pattern: %s", source)
 		}
+		// No value group: ""; one that did not take part: None, which a value
+		// parser cannot strip [content.xml-inline.value-missing,
+		// error.feed.xml-value-group-unmatched-parsed]
 		var raw any = ""
 		if re.HasGroup("value") {
 			raw = nil
@@ -216,6 +242,8 @@ func (p *Program) parseXMLInline(text string, args *Object) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		// [content.xml-inline.merge_duplicates, content.xml-inline.duplicates-last-wins,
+		// field.content_args.merge_duplicates]
 		if previous, exists := out.Get(key); merge && exists {
 			list, isList := previous.([]any)
 			if !isList {
@@ -229,22 +257,26 @@ func (p *Program) parseXMLInline(text string, args *Object) (any, error) {
 	return out, nil
 }
 
+// parseKVLines: key/value lines into a dict [content.kv-lines, content.kv-lines.strip-false,
+// field.content_args.line_sep, field.content_args.kv_sep].
 func (p *Program) parseKVLines(text string, args *Object) (any, error) {
 	lineSep, _ := argOr(args, "line_sep", "\n").(string)
-	kvSep, _ := argOr(args, "kv_sep", ":").(string)
+	kvSep, _ := argOr(args, "kv_sep", ":").(string) // [content.kv-lines.kv_sep]
 	if lineSep == "" {
 		return nil, Errorf("ValueError", "empty separator")
 	}
 	valueParser := argOr(args, "value_parser", nil)
 	out := NewObject()
-	for _, line := range strings.Split(text, lineSep) {
+	for _, line := range strings.Split(text, lineSep) { // [content.kv-lines.line_sep]
 		line = parseText(line, args)
-		if line == "" || !strings.Contains(line, kvSep) {
+		if line == "" || !strings.Contains(line, kvSep) { // [content.kv-lines.line-skipped]
 			continue
 		}
 		if kvSep == "" {
 			return nil, Errorf("ValueError", "empty separator")
 		}
+		// At the first separator; later keys overwrite [content.kv-lines.first-separator,
+		// content.kv-lines.duplicates-last-wins]
 		key, value, _ := strings.Cut(line, kvSep)
 		parsed, err := p.parseValue(parseText(value, args), valueParser)
 		if err != nil {
@@ -255,7 +287,9 @@ func (p *Program) parseKVLines(text string, args *Object) (any, error) {
 	return out, nil
 }
 
-// Transform is a field's transform, placeholders found at build time.
+// Transform is a field's transform, placeholders found at build time
+// [transform, transform.nested, transform.whole-value, transform.scalars-kept,
+// transform.braces-literal, transform.type-kept].
 type Transform struct {
 	Kind    byte   // 'v' kept value (JSON), 'p' placeholder, 'd' dict, 'l' list
 	JSON    string // 'v'
@@ -302,6 +336,9 @@ type scope struct {
 	each     bool
 }
 
+// lookup: an element's key, else content, wins over a capture of that name
+// [transform.capture, transform.content-shadows-capture,
+// transform_each.item-shadows-capture].
 func (s *scope) lookup(name string) (any, bool) {
 	if s.each {
 		if v, ok := s.item.Get(name); ok {
@@ -370,16 +407,16 @@ func (t *Transform) apply(s *scope) (any, error) {
 		parts = strings.Split(t.Path, ".")
 	}
 	value, ok := s.lookup(parts[0])
-	if !ok {
+	if !ok { // [error.transform.unknown-name]
 		return nil, Errorf("KeyError", "transform placeholder '{%s}' is not defined. Available: %v", t.Path, s.names())
 	}
-	for _, key := range parts[1:] {
+	for _, key := range parts[1:] { // [transform.dotted]
 		obj, isObj := value.(*Object)
-		if !isObj {
+		if !isObj { // [error.transform.index-non-dict]
 			return nil, Errorf("ValueError", "transform placeholder '{%s}' cannot index into %s at '%s'", t.Path, TypeName(value), key)
 		}
 		next, has := obj.Get(key)
-		if !has {
+		if !has { // [error.transform.missing-key]
 			return nil, Errorf("ValueError", "transform placeholder '{%s}' is missing key '%s'", t.Path, key)
 		}
 		value = next
@@ -388,8 +425,13 @@ func (t *Transform) apply(s *scope) (any, error) {
 }
 
 // Tool-argument typing: string arguments cast to the JSON-schema types
-// their tool declares (first success wins), as the reference does.
+// their tool declares (first success wins), as the reference does
+// [typing.union, typing.union.later-type-wins, typing.all-fail-stays-string,
+// typing.unknown-type, typing.string.fails].
 
+// schemaTypes: type (a name or a list), then anyOf and oneOf choices, then
+// null for nullable [typing.schema.type-list, typing.schema.anyOf,
+// typing.schema.oneOf, typing.schema.nullable].
 func schemaTypes(schema any) []string {
 	obj, ok := schema.(*Object)
 	if !ok {
@@ -429,15 +471,16 @@ func schemaTypes(schema any) []string {
 
 func castOne(raw, typeName string) (any, bool) {
 	switch typeName {
-	case "integer":
+	case "integer": // [typing.integer, typing.integer.fails]
 		if n, err := PyInt(raw); err == nil {
 			return n, true
 		}
+		// Whole numbers written as floats, e.g. "3.0" [typing.integer.whole-float-text]
 		f, err := PyFloat(raw)
 		if err == nil && !math.IsInf(f, 0) && f == math.Trunc(f) {
 			return intOfFloat(f), true
 		}
-	case "number":
+	case "number": // [typing.number.int, typing.number.float, typing.number.fails]
 		f, err := PyFloat(raw)
 		if err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 			if f == math.Trunc(f) && !strings.Contains(raw, ".") {
@@ -445,7 +488,7 @@ func castOne(raw, typeName string) (any, bool) {
 			}
 			return Float(f), true
 		}
-	case "boolean":
+	case "boolean": // [typing.boolean.word, typing.boolean.digit, typing.boolean.fails]
 		word := asciiLower(Strip(raw))
 		switch word {
 		case "true", "1":
@@ -453,11 +496,11 @@ func castOne(raw, typeName string) (any, bool) {
 		case "false", "0":
 			return false, true
 		}
-	case "null":
+	case "null": // case-sensitive [typing.null.null, typing.null.None, typing.null.fails]
 		if w := Strip(raw); w == "null" || w == "None" {
 			return nil, true
 		}
-	case "object", "array":
+	case "object", "array": // [typing.object, typing.object.fails, typing.array, typing.array.fails]
 		v, err := Loads(raw)
 		if err == nil {
 			if _, isObj := v.(*Object); isObj && typeName == "object" {
@@ -480,6 +523,9 @@ func castArgument(raw string, types []string) any {
 	return raw
 }
 
+// toolParameters: each tool's properties by name, wrapped in "function" or
+// bare [typing.tools.function-shape, typing.tools.bare-shape,
+// typing.tools.empty-list].
 func toolParameters(tools []any) map[string]*Object {
 	params := map[string]*Object{}
 	for _, tool := range tools {
@@ -511,6 +557,9 @@ func toolParameters(tools []any) map[string]*Object {
 	return params
 }
 
+// typeToolCalls types any stored value shaped {function: {name, arguments}}
+// [typing.applied, typing.applied-to-list, typing.not-a-call-skipped,
+// typing.tool-unknown, typing.tool-without-properties].
 func typeToolCalls(value any, params map[string]*Object) any {
 	if list, ok := value.([]any); ok {
 		out := make([]any, len(list))
@@ -538,15 +587,15 @@ func typeToolCalls(value any, params map[string]*Object) any {
 	}
 	for _, key := range arguments.Keys() {
 		schema, declared := properties.Get(key)
-		if !declared {
+		if !declared { // [typing.argument-not-in-schema]
 			continue
 		}
 		types := schemaTypes(schema)
-		if len(types) == 0 {
+		if len(types) == 0 { // [typing.schema.untyped]
 			continue
 		}
 		argument, _ := arguments.Get(key)
-		switch a := argument.(type) {
+		switch a := argument.(type) { // other types untouched [typing.non-string-untouched]
 		case string:
 			arguments.Set(key, castArgument(a, types))
 		case []any:
@@ -554,7 +603,7 @@ func typeToolCalls(value any, params map[string]*Object) any {
 			for _, t := range types {
 				isArray = isArray || t == "array"
 			}
-			if !isArray {
+			if !isArray { // [typing.list-elementwise, typing.array-list-untouched]
 				out := make([]any, len(a))
 				for i, item := range a {
 					if s, ok := item.(string); ok {

@@ -1,7 +1,7 @@
 // Python values in JavaScript, the content parsers (body text of a closed
 // region -> value), transforms and the Field a generated module declares.
 // Part of the runtime (index.mjs re-exports what generated modules use).
-// Comments in [brackets] name entries of tests/vectors/inventory.json (see
+// Comments in [brackets] name entries of compiler/conformance/inventory.json (see
 // index.mjs).
 
 import { inRanges, nextIndex } from "./regex.mjs";

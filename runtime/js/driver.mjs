@@ -1,7 +1,7 @@
 // The streaming driver: delimiters (literal lists; regexes are regex.mjs),
 // hold-back, the state machine over a template's tables, finalize and
 // parse_response. Part of the runtime (index.mjs re-exports it). Comments
-// in [brackets] name entries of tests/vectors/inventory.json (see index.mjs).
+// in [brackets] name entries of compiler/conformance/inventory.json (see index.mjs).
 
 import { Regex, codePointBefore, inRanges, nextIndex } from "./regex.mjs";
 import { AttributeError, RuntimeError, TypeError_, ValueError, setKey } from "./pyjson.mjs";

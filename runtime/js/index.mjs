@@ -13,7 +13,7 @@
 //   unicode.mjs  Python's character classes
 //
 // Comments in [brackets] in these modules name the entries of the format
-// inventory, tests/vectors/inventory.json (`entries[*].id`), whose vectors
+// inventory, compiler/conformance/inventory.json (`entries[*].id`), whose vectors
 // pin the rule the code beside them implements (docs/format.md states them),
 // as runtime/core.py does for Python; tests/test_rule_citations_js.py checks
 // that every id exists and that every rule core.py cites is cited here too.

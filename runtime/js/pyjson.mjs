@@ -1,7 +1,7 @@
 // Python's `json.loads`, `json.dumps`, `int()`, `float()` and `str.strip()`
 // where JavaScript's built-ins differ. See README.md for the value mapping:
 // Python ints beyond 2**53 - 1 are BigInt; every other number is a Number.
-// Comments in [brackets] name entries of tests/vectors/inventory.json (see
+// Comments in [brackets] name entries of compiler/conformance/inventory.json (see
 // index.mjs).
 
 import { DECIMAL, SPACE } from "./unicode.mjs";

@@ -2,12 +2,12 @@
 // Python's `regex` module (DOTALL, no MULTILINE), partial matching included.
 //
 // JavaScript's RegExp has no partial matching, so the compiler emits each
-// pattern as a tree (see compiler/backends/js.py) whose character classes are
+// pattern as a tree (see compiler/backends/js/__init__.py) whose character classes are
 // explicit code point ranges read off the `regex` module: `\w`, `\s`, `\d`,
 // case folding and `.` mean exactly what they mean in Python, on code points
 // (a surrogate pair is one character); `.` matches a newline (DOTALL)
 // [regex.unicode-word, regex.dotall].
-// Comments in [brackets] name entries of tests/vectors/inventory.json (see
+// Comments in [brackets] name entries of compiler/conformance/inventory.json (see
 // index.mjs).
 //
 // Tree nodes (arrays, the opcode first):

@@ -1,7 +1,7 @@
 // Tool-argument typing: string arguments of tool calls cast by the JSON
 // schema of the tools passed to the parser. Part of the runtime (index.mjs
 // re-exports it). Comments in [brackets] name entries of
-// tests/vectors/inventory.json (see index.mjs).
+// compiler/conformance/inventory.json (see index.mjs).
 
 import { TypeError_, ValueError, intFromNumber, loads, pyFloat, pyInt, pyStrip } from "./pyjson.mjs";
 import { get, has, isDict, truthy, typeName } from "./content.mjs";

@@ -292,7 +292,7 @@ def main() -> int:
                       help="apply one mutant gremlins listed (e.g. one it could not map coverage to) "
                            "to the kept module, run go test, restore the file; repeatable")
     args.add_argument("--files", help="comma-separated runtime files to mutate, each whole or a line range "
-                      "(value.go,regex.go:300-781); default: all")
+                      "(value.go,match.go:100-300); default: all")
     options = args.parse_args()
     if options.report:
         return report(options.report)

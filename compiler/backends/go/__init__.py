@@ -18,37 +18,17 @@ from pathlib import Path
 
 import jinja2
 
-from ...version import __version__
-from ...passes.branches import branch_hint
 from ...errors import Problem, TemplateError
 from ...ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
+from ...passes.branches import branch_hint
 from ...regex import RegexSyntaxError, parse
-from ...regex.charset import CharSet, regex_set, set_of, word_set
+from ...regex.charset import CharSet, regex_set, word_set
 from ...regex.lookbehind_partial import attempt_entry, backtrack_literals
-from ...regex.nodes import (
-    BOS,
-    END,
-    EOS,
-    LINE_END,
-    LINE_START,
-    NOT_WORD_BOUNDARY,
-    START,
-    WORD_BOUNDARY,
-    Alt,
-    Anchor,
-    Category,
-    Char,
-    Class,
-    Concat,
-    Dot,
-    Group,
-    Look,
-    Regex,
-    Repeat,
-    walk,
-)
+from ...regex.nodes import Group, Regex, walk
 from ...resources import GENERATED_DIR, RUNTIME_DIR as RUNTIMES
+from ...version import __version__
 from .literals import go_runes, go_string
+from .plan import ALT, ASSERT, CONCAT, EMPTY, GROUP, LIT, REPEAT, SET, GoNode, go_tree, plan_state
 
 RUNTIME_MODULE = "github.com/response-template-compiler/response-template-compiler/runtime/go"
 RUNTIME_DIR = RUNTIMES / "go"
@@ -57,10 +37,6 @@ GO_KEYWORDS = frozenset(
     "break case chan const continue default defer else fallthrough for func go goto if import interface map "
     "package range return select struct switch type var".split()
 )
-_ANCHORS = {
-    BOS: "'^'", EOS: "'$'", START: "'A'", END: "'Z'", WORD_BOUNDARY: "'b'", NOT_WORD_BOUNDARY: "'B'",
-    LINE_START: "'L'", LINE_END: "'E'",
-}
 
 _env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent),
@@ -126,48 +102,37 @@ class _Emitter:
         return f"&{q}Regex{{Source: {go_string(source)}, Root: {self.node(ast.body)}, Names: []string{{{names_go}}}{entry}}}"
 
     def node(self, node) -> str:
+        """An AST node as Go source: its rt.Node tree (plan.go_tree), rendered."""
+        return self.render(go_tree(node, self.give_back))
+
+    def render(self, n: GoNode) -> str:
         q = self.q
-        if isinstance(node, Char) and not node.icase:
-            return f"&{q}Node{{Op: {q}OpLit, Lit: {go_string(node.char)}}}"
-        if isinstance(node, (Char, Dot, Category, Class)):
-            return f"&{q}Node{{Op: {q}OpSet, Set: {self.set_var(set_of(node).ranges)}}}"
-        if isinstance(node, Concat):
-            items: list[str] = []
-            run = ""
-            for item in node.items:
-                if isinstance(item, Char) and not item.icase:
-                    run += item.char
-                    continue
-                if run:
-                    items.append(f"&{q}Node{{Op: {q}OpLit, Lit: {go_string(run)}}}")
-                    run = ""
-                items.append(self.node(item))
-            if run:
-                items.append(f"&{q}Node{{Op: {q}OpLit, Lit: {go_string(run)}}}")
-            if not items:
-                return f"&{q}Node{{Op: {q}OpEmpty}}"
-            if len(items) == 1:
-                return items[0]
-            return f"&{q}Node{{Op: {q}OpConcat, Subs: []*{q}Node{{\n" + ",\n".join(items) + ",\n}}"
-        if isinstance(node, Alt):
-            subs = ",\n".join(self.node(b) for b in node.branches)
+        if n.op == LIT:
+            return f"&{q}Node{{Op: {q}OpLit, Lit: {go_string(n.lit)}}}"
+        if n.op == SET:
+            return f"&{q}Node{{Op: {q}OpSet, Set: {self.set_var(n.set)}}}"
+        if n.op == EMPTY:
+            return f"&{q}Node{{Op: {q}OpEmpty}}"
+        if n.op == CONCAT:
+            return (
+                f"&{q}Node{{Op: {q}OpConcat, Subs: []*{q}Node{{\n"
+                + ",\n".join(self.render(s) for s in n.subs)
+                + ",\n}}"
+            )
+        if n.op == ALT:
+            subs = ",\n".join(self.render(b) for b in n.subs)
             return f"&{q}Node{{Op: {q}OpAlt, Subs: []*{q}Node{{\n{subs},\n}}}}"
-        if isinstance(node, Repeat):
-            high = -1 if node.max is None else node.max
-            lazy = ", Lazy: true" if node.lazy else ""
-            if id(node) in self.give_back:
-                lazy += f", GiveBack: {go_string(self.give_back[id(node)])}"
-            return f"&{q}Node{{Op: {q}OpRepeat, Min: {node.min}, Max: {high}{lazy}, Subs: []*{q}Node{{{self.node(node.body)}}}}}"
-        if isinstance(node, Group):
-            if node.index is None:
-                return self.node(node.body)
-            return f"&{q}Node{{Op: {q}OpGroup, Group: {node.index}, Subs: []*{q}Node{{{self.node(node.body)}}}}}"
-        if isinstance(node, Anchor):
-            return f"&{q}Node{{Op: {q}OpAssert, Kind: {_ANCHORS[node.kind]}}}"
-        if isinstance(node, Look):
-            flags = (", Behind: true" if node.behind else "") + (", Negative: true" if node.negative else "")
-            return f"&{q}Node{{Op: {q}OpLook{flags}, Subs: []*{q}Node{{{self.node(node.body)}}}}}"
-        raise TypeError(f"no Go form for {type(node).__name__}")
+        if n.op == REPEAT:
+            lazy = ", Lazy: true" if n.lazy else ""
+            if n.give_back is not None:
+                lazy += f", GiveBack: {go_string(n.give_back)}"
+            return f"&{q}Node{{Op: {q}OpRepeat, Min: {n.min}, Max: {n.max}{lazy}, Subs: []*{q}Node{{{self.render(n.subs[0])}}}}}"
+        if n.op == GROUP:
+            return f"&{q}Node{{Op: {q}OpGroup, Group: {n.group}, Subs: []*{q}Node{{{self.render(n.subs[0])}}}}}"
+        if n.op == ASSERT:
+            return f"&{q}Node{{Op: {q}OpAssert, Kind: '{n.kind}'}}"
+        flags = (", Behind: true" if n.behind else "") + (", Negative: true" if n.negative else "")
+        return f"&{q}Node{{Op: {q}OpLook{flags}, Subs: []*{q}Node{{{self.render(n.subs[0])}}}}}"
 
 
 def _tag_patterns(content: str, args, path: str, out: dict[str, str]) -> None:
@@ -282,19 +247,38 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
     start_anchor = delimiter(program.start_anchor)
     if problems:
         raise TemplateError(problems, program.origin)
-    fast = []
+    fast, hold_runs, ahead = [], [], []
     for state in program.states:
-        if state.fast is None:
-            continue
-        leads = CharSet.of(r for lead in state.fast.leads for r in regex_set(lead.source).ranges)
-        hold = "nil" if state.fast.hold_lead is None else emit.set_var(regex_set(state.fast.hold_lead.source).ranges)
-        triggers = ", ".join(go_string(t) for t in state.fast.triggers)
-        fast.append(
-            {
-                "key": -1 if state.region is None else state.region,
-                "code": f"&{q}FastPath{{Triggers: []string{{{triggers}}}, Leads: {emit.set_var(leads.ranges)}, HoldLead: {hold}}}",
-            }
-        )
+        key = -1 if state.region is None else state.region
+        plan = plan_state(program, state)  # what the runtime needs beyond State.fast (compiler/backends/go/plan.py)
+        if state.fast is not None:
+            leads = CharSet.of(r for lead in state.fast.leads for r in regex_set(lead.source).ranges)
+            hold = (
+                "nil" if state.fast.hold_lead is None else emit.set_var(regex_set(state.fast.hold_lead.source).ranges)
+            )
+            triggers = ", ".join(go_string(t) for t in state.fast.triggers)
+            fast.append(
+                {
+                    "key": key,
+                    "code": f"&{q}FastPath{{Triggers: []string{{{triggers}}}, Leads: {emit.set_var(leads.ranges)}, HoldLead: {hold}}}",
+                    "comment": "",
+                }
+            )
+        elif plan.derived is not None:
+            derived = plan.derived
+            leads_var = "nil" if derived.leads is None else emit.set_var(derived.leads)
+            triggers = ", ".join(go_string(t) for t in derived.triggers)
+            fast.append(
+                {
+                    "key": key,
+                    "code": f"&{q}FastPath{{Triggers: []string{{{triggers}}}, Leads: {leads_var}, HoldLead: {leads_var if derived.hold_lead else 'nil'}}}",
+                    "comment": " // derived from the delimiter trees (compiler/backends/go/plan.py)",
+                }
+            )
+        if plan.hold_run is not None:
+            hold_runs.append({"key": key, "set": emit.set_var(plan.hold_run)})
+        if plan.ahead:
+            ahead.append(key)
     states = [
         {
             "key": -1 if state.region is None else state.region,
@@ -323,6 +307,8 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
         context=program.context,
         patterns=compiled_patterns,
         fast=fast,
+        hold_runs=hold_runs,
+        ahead=ahead,
         sets=[{"var": var, "runes": go_runes(ranges)} for ranges, var in emit.sets.items()],
     )
     files = {f"{pkg}/{pkg}.go": gofmt(source, program.origin)}

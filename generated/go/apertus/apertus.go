@@ -185,6 +185,7 @@ var program = (&rt.Program{
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
 	Context: -1,
+	Ahead:   map[int]bool{0: true},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.

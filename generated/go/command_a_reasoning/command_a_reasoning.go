@@ -175,6 +175,12 @@ var program = (&rt.Program{
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
 	Context: 2,
+	Fast: map[int]*rt.FastPath{
+		-1: &rt.FastPath{Triggers: []string{",", "<"}, Leads: set0, HoldLead: set0}, // derived from the delimiter trees (compiler/backends/go/plan.py)
+		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},      // derived from the delimiter trees (compiler/backends/go/plan.py)
+		1:  &rt.FastPath{Triggers: []string{",", "]"}, Leads: set0, HoldLead: nil},  // derived from the delimiter trees (compiler/backends/go/plan.py)
+	},
+	Ahead: map[int]bool{0: true},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.

@@ -149,6 +149,7 @@ var program = (&rt.Program{
 		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
 		1:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
 	},
+	Ahead: map[int]bool{-1: true, 0: true, 1: true},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.

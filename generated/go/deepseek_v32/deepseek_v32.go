@@ -158,6 +158,7 @@ var program = (&rt.Program{
 		-1: &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
 		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
 	},
+	Ahead: map[int]bool{-1: true, 0: true},
 	Patterns: map[string]*rt.Regex{
 		"^(?P<key>invoke)\\s+name=\"[^\"]*\"\\s*/?>(?P<value>(?<=/>)|(?<!/>).*(?=</｜DSML｜invoke>\\s*$))(?:</｜DSML｜invoke>)?\\s*$": &rt.Regex{Source: "^(?P<key>invoke)\\s+name=\"[^\"]*\"\\s*/?>(?P<value>(?<=/>)|(?<!/>).*(?=</｜DSML｜invoke>\\s*$))(?:</｜DSML｜invoke>)?\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpAssert, Kind: '^'},

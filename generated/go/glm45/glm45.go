@@ -144,7 +144,9 @@ var program = (&rt.Program{
 	Context: 13,
 	Fast: map[int]*rt.FastPath{
 		-1: &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
+		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0}, // derived from the delimiter trees (compiler/backends/go/plan.py)
 	},
+	Ahead: map[int]bool{-1: true, 0: true},
 	Patterns: map[string]*rt.Regex{
 		"(?P<value>.*)</(?P<key>tool_call)>\\s*$": &rt.Regex{Source: "(?P<value>.*)</(?P<key>tool_call)>\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set4}}}}},

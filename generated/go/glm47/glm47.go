@@ -127,6 +127,7 @@ var program = (&rt.Program{
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
 	Context: -1,
+	Ahead:   map[int]bool{-1: true, 0: true},
 	Patterns: map[string]*rt.Regex{
 		"(?P<value>.*)</(?P<key>tool_call)>\\s*$": &rt.Regex{Source: "(?P<value>.*)</(?P<key>tool_call)>\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},

@@ -182,9 +182,12 @@ var program = (&rt.Program{
 	},
 	Context: 224,
 	Fast: map[int]*rt.FastPath{
-		1: &rt.FastPath{Triggers: []string{"<"}, Leads: set6, HoldLead: nil},
-		2: &rt.FastPath{Triggers: []string{"<"}, Leads: set6, HoldLead: nil},
+		-1: &rt.FastPath{Triggers: []string{"<", "t"}, Leads: set0, HoldLead: set0}, // derived from the delimiter trees (compiler/backends/go/plan.py)
+		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},      // derived from the delimiter trees (compiler/backends/go/plan.py)
+		1:  &rt.FastPath{Triggers: []string{"<"}, Leads: set6, HoldLead: nil},
+		2:  &rt.FastPath{Triggers: []string{"<"}, Leads: set6, HoldLead: nil},
 	},
+	Ahead: map[int]bool{0: true, 1: true, 2: true},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.

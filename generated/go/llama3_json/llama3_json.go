@@ -177,6 +177,9 @@ var program = (&rt.Program{
 		0:  {{Kind: rt.Close, Field: 0}},
 	},
 	Context: 2,
+	Fast: map[int]*rt.FastPath{
+		0: &rt.FastPath{Triggers: []string{"}"}, Leads: set0, HoldLead: set0}, // derived from the delimiter trees (compiler/backends/go/plan.py)
+	},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.

@@ -143,6 +143,7 @@ var program = (&rt.Program{
 		-1: &rt.FastPath{Triggers: []string{"<", "["}, Leads: set0, HoldLead: set0},
 		0:  &rt.FastPath{Triggers: []string{"["}, Leads: set7, HoldLead: nil},
 	},
+	Ahead: map[int]bool{-1: true, 0: true},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.

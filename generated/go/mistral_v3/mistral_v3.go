@@ -112,6 +112,7 @@ var program = (&rt.Program{
 	Fast: map[int]*rt.FastPath{
 		-1: &rt.FastPath{Triggers: []string{"<", "["}, Leads: set0, HoldLead: set0},
 	},
+	Ahead: map[int]bool{-1: true},
 }).Init()
 
 // Character classes as code point ranges, read off Python's regex module.

@@ -179,6 +179,7 @@ var program = (&rt.Program{
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
 	Context: -1,
+	Ahead:   map[int]bool{0: true, 1: true},
 	Patterns: map[string]*rt.Regex{
 		"(?:^|,)\\s*(?P<key>[A-Za-z_]\\w*)\\s*=\\s*'?(?P<value>\"(?:[^\"\\\\]|\\\\.)*\"|(?<=')(?:[^'\\\\]|\\\\.)*(?=')|\\[[^\\[\\]]*\\]|\\{[^{}]*\\}|[\\w.+\\-]+)'?\\s*(?=,|$)": &rt.Regex{Source: "(?:^|,)\\s*(?P<key>[A-Za-z_]\\w*)\\s*=\\s*'?(?P<value>\"(?:[^\"\\\\]|\\\\.)*\"|(?<=')(?:[^'\\\\]|\\\\.)*(?=')|\\[[^\\[\\]]*\\]|\\{[^{}]*\\}|[\\w.+\\-]+)'?\\s*(?=,|$)", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{

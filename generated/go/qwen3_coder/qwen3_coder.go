@@ -127,6 +127,7 @@ var program = (&rt.Program{
 	Fast: map[int]*rt.FastPath{
 		-1: &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
 	},
+	Ahead: map[int]bool{-1: true},
 	Patterns: map[string]*rt.Regex{
 		"^(?P<value>.*)</(?P<key>function)>\\s*$": &rt.Regex{Source: "^(?P<value>.*)</(?P<key>function)>\\s*$", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpAssert, Kind: '^'},
