@@ -14,6 +14,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 GENERATED = ROOT / "generated" / "python"
 
+# The deep profile (`RTC_DEEP=1 python -m pytest`): the same tests with many
+# more generated cases. Each knob can still be set on its own.
+DEEP = os.environ.get("RTC_DEEP") == "1"
+if DEEP:
+    for knob, value in {
+        "DIFF_EXAMPLES": "1000",  # hypothesis cases per differential test (default 120)
+        "DIFF_GO_BATCHES": "24",  # Go differential batches of DIFF_GO_BATCH_SIZE cases (default 4)
+        "DIFF_JS_BATCHES": "18",  # JavaScript differential batches (default 3)
+        "PATTERN_EXAMPLES": "20000",  # runtime pattern search against the regex module (default 3000)
+        "REGEX_EXAMPLES": "10000",  # regex automaton against the regex module (default 1400)
+        "GRAMMAR_WALKS": "1000",  # random walks of every emitted grammar (default 150)
+    }.items():
+        os.environ.setdefault(knob, value)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _mutant_process_starts_fresh():

@@ -24,8 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .vectors import INVENTORY_FILE, TEMPLATES_DIR, VECTORS_DIR, read_json_lines
-from ..frontend.source import PROJECT_ROOT
-
+from ..resources import CHECKOUT, TEMPLATES_DIR as BUNDLED_DIR
 
 
 def load_inventory() -> list[dict]:
@@ -33,7 +32,7 @@ def load_inventory() -> list[dict]:
 
 
 def template_of(name: str) -> dict:
-    bundled = PROJECT_ROOT / "templates_src" / f"{name}.json"
+    bundled = BUNDLED_DIR / f"{name}.json"
     path = bundled if bundled.is_file() else TEMPLATES_DIR / f"{name}.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
@@ -703,7 +702,7 @@ def frontend_cases() -> set[str]:
     """Names of the invalid-template table in tests/frontend/test_frontend.py."""
     import ast
 
-    tree = ast.parse((PROJECT_ROOT / "tests" / "frontend" / "test_frontend.py").read_text(encoding="utf-8"))
+    tree = ast.parse((CHECKOUT / "tests" / "frontend" / "test_frontend.py").read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "INVALID" for t in node.targets):
@@ -722,7 +721,9 @@ def report(limit: int = 3) -> tuple[str, list[str]]:
     for entry in entries:
         if entry.get("kind") == "frontend":
             ok = entry["frontend_case"] in frontend
-            where = f"tests/frontend/test_frontend.py INVALID {entry['frontend_case']!r}" if ok else "MISSING frontend case"
+            where = (
+                f"tests/frontend/test_frontend.py INVALID {entry['frontend_case']!r}" if ok else "MISSING frontend case"
+            )
             count = 1 if ok else 0
         else:
             ids = found.get(entry["id"], [])

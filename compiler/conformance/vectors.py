@@ -30,9 +30,10 @@ import random
 import sys
 from pathlib import Path
 
-from ..frontend.source import PROJECT_ROOT, bundled
+from ..frontend.source import bundled
+from ..resources import CHECKOUT, TEMPLATES_DIR as BUNDLED_DIR
 
-SAMPLES_DIR = PROJECT_ROOT / "templates_src" / "samples"
+SAMPLES_DIR = BUNDLED_DIR / "samples"
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 VECTORS_DIR = CONFORMANCE_DIR / "vectors"
 FEATURES_DIR = CONFORMANCE_DIR / "features"
@@ -56,7 +57,7 @@ def is_listed(failures: dict[str, str], case_id: str) -> bool:
     return any(case_id == key or (key.endswith("*") and case_id.startswith(key[:-1])) for key in failures)
 
 
-SHAPES_FILE = PROJECT_ROOT / "tests" / "support" / "shapes.py"
+SHAPES_FILE = CHECKOUT / "tests" / "support" / "shapes.py"  # the shapes live with the tests (a checkout)
 RANDOM_CUTTINGS = 3
 # Shape inputs: how many per shape and how long (the per-character chunking
 # makes a case's size grow with its text; the corpus stays a few MB). Shapes
@@ -125,7 +126,7 @@ def trace(make_parser, chunks: list[str], error_type=_class_name) -> dict:
 
 def cases_for(name: str) -> list[dict]:
     """The vectors of a bundled template's samples."""
-    template = json.loads((PROJECT_ROOT / "templates_src" / f"{name}.json").read_text(encoding="utf-8"))
+    template = json.loads((BUNDLED_DIR / f"{name}.json").read_text(encoding="utf-8"))
     samples_file = SAMPLES_DIR / f"{name}.json"
     if not samples_file.is_file():
         return []

@@ -29,7 +29,7 @@ def test_runtime_comments_name_inventory_entries():
     import re
     import tokenize
 
-    from compiler.frontend.source import PROJECT_ROOT
+    from compiler.resources import PROJECT_ROOT
 
     ids = {entry["id"] for entry in load_inventory()}
     text = (PROJECT_ROOT / "runtime" / "core.py").read_text(encoding="utf-8")

@@ -138,7 +138,7 @@ def main(argv=None) -> int:
                 continue
             core.write_text(original.replace(check["before"], check["after"]), encoding="utf-8")
             run = subprocess.run(
-                [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *check["tests"]],
+                [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0", *check["tests"]],
                 cwd=base,
                 capture_output=True,
                 text=True,
