@@ -1,11 +1,11 @@
 // Score of a Stryker run of the JavaScript runtime, with every mutant not
 // killed either explained or listed (docs/mutation.md, JavaScript runtime).
 //
-//   node tests/js/mutation-report.mjs [REPORT.json ...] [--markdown] [--open OUT.json]
+//   node tools/mutation/js/mutation-report.mjs [REPORT.json ...] [--markdown] [--open OUT.json]
 //
 // REPORT.json: Stryker's json reports (default reports/mutation/mutation.json);
 // the reports of runs scoped by file or line range add up, a later run of
-// the same mutant winning (readReports). Explanations live in tests/js/mutation-equivalents.json, keyed by the
+// the same mutant winning (readReports). Explanations live in tools/mutation/js/mutation-equivalents.json, keyed by the
 // file, the mutated line's text (trimmed), the mutated text and its
 // replacement, so they survive line moves but not a change of the code.
 // A mutant that only changes an exception's message is equivalent by the
@@ -18,8 +18,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const EQUIVALENTS = join(ROOT, "tests", "js", "mutation-equivalents.json");
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const EQUIVALENTS = join(ROOT, "tools", "mutation", "js", "mutation-equivalents.json");
 const KILLED = new Set(["Killed", "Timeout"]);
 const MESSAGE_ONLY = "message-only: the mutant changes only an exception's message; errors compare by class";
 

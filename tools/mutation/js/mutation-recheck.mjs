@@ -3,7 +3,7 @@
 // survivor gets a new vector or check, this confirms the kill without a new
 // Stryker run of the whole file.
 //
-//   node tests/js/mutation-recheck.mjs REPORT.json... [--vectors NAME,NAME|all] [--out OUT.json] [--modules DIR] [--shard I/N] [--lines A-B,...] [--no-values]
+//   node tools/mutation/js/mutation-recheck.mjs REPORT.json... [--vectors NAME,NAME|all] [--out OUT.json] [--modules DIR] [--shard I/N] [--lines A-B,...] [--no-values]
 //
 // Each mutant neither killed, timed out nor explained (static mutants a run
 // with --ignoreStatic left out included) is found in today's source (by its
@@ -25,7 +25,7 @@ import { fileURLToPath } from "node:url";
 
 import { explainedKey, messageOnly, originalText, relocate } from "./mutation-report.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const KILLED = new Set(["Killed", "Timeout"]);
 
 function main(argv) {
@@ -57,7 +57,7 @@ function main(argv) {
     if (error.status !== 2) throw error;
   }
   const explained = new Set(
-    JSON.parse(readFileSync(join(ROOT, "tests", "js", "mutation-equivalents.json"), "utf8")).map((e) => explainedKey(e.file, e.line, e.original, e.replacement)),
+    JSON.parse(readFileSync(join(ROOT, "tools", "mutation", "js", "mutation-equivalents.json"), "utf8")).map((e) => explainedKey(e.file, e.line, e.original, e.replacement)),
   );
   const result = { schemaVersion: "1", thresholds: { high: 80, low: 60 }, files: {} };
   for (const path of reports) {
@@ -69,7 +69,7 @@ function main(argv) {
         if (index % shards !== shard) continue;
         if (!lineRanges.some(([from, to]) => mutant.location.start.line >= from && mutant.location.start.line <= to)) continue;
         if (KILLED.has(mutant.status)) continue;
-        // explained mutants (tests/js/mutation-equivalents.json, message-only) are not run again
+        // explained mutants (tools/mutation/js/mutation-equivalents.json, message-only) are not run again
         const line = oldLines[mutant.location.start.line - 1];
         if (explained.has(explainedKey(file, line, originalText(oldLines, mutant.location), mutant.replacement)) || messageOnly(mutant, line)) continue;
         const location = relocate(report.source, now, mutant);
@@ -85,7 +85,7 @@ function main(argv) {
         const original = now.slice(at, until);
         const mutated = now.slice(0, at) + mutant.replacement + now.slice(until);
         writeFileSync(join(sandbox, file.slice("runtime/js/".length)), mutated);
-        const run = spawnSync(process.execPath, [join(ROOT, "tests", "js", "mutation-recheck-child.mjs"), modules, ...names, ...(argv.includes("--no-values") ? ["--no-values"] : [])], {
+        const run = spawnSync(process.execPath, [join(ROOT, "tools", "mutation", "js", "mutation-recheck-child.mjs"), modules, ...names, ...(argv.includes("--no-values") ? ["--no-values"] : [])], {
           env: { ...process.env, RTC_RUNTIME: sandbox },
           encoding: "utf8",
           timeout: 120_000,

@@ -3,20 +3,20 @@
 // runs the checks, the value fixtures and the cases of the named vector
 // files, and exits 1 at the first failure (0: the mutant survives them).
 //
-//   node tests/js/mutation-recheck-child.mjs MODULES_DIR VECTOR_NAME... [--no-values]
+//   node tools/mutation/js/mutation-recheck-child.mjs MODULES_DIR VECTOR_NAME... [--no-values]
 
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { register } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { runCase } from "../../compiler/conformance/testee.mjs";
-import { loads } from "../../runtime/js/pyjson.mjs"; // the unmutated reader, for the expected values
-import { CHECKS } from "./checks.mjs";
-import { regexCaseProblems } from "./regex-cases.mjs";
-import { OBSERVED, knownFailures, listedReason, runValueCase, same } from "./compare.mjs";
+import { runCase } from "../../../compiler/conformance/testee.mjs";
+import { loads } from "../../../runtime/js/pyjson.mjs"; // the unmutated reader, for the expected values
+import { CHECKS } from "../../../tests/js/checks.mjs";
+import { regexCaseProblems } from "../../../tests/js/regex-cases.mjs";
+import { OBSERVED, knownFailures, listedReason, runValueCase, same } from "../../../tests/js/compare.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const runtimeUrl = pathToFileURL(join(process.env.RTC_RUNTIME, "index.mjs")).href;
 register(
   `data:text/javascript,${encodeURIComponent(`

@@ -34,11 +34,11 @@ import { deserialize, serialize } from "node:v8";
 import { PluginKind, declareClassPlugin, commonTokens, tokens } from "@stryker-mutator/api/plugin";
 import { DryRunStatus, MutantRunStatus, TestStatus } from "@stryker-mutator/api/test-runner";
 
-import { runCase } from "../../compiler/conformance/testee.mjs";
-import { loads } from "../../runtime/js/pyjson.mjs";
-import { CHECKS } from "./checks.mjs";
-import { REGEX_CASES, regexCaseProblems } from "./regex-cases.mjs";
-import { OBSERVED, knownFailures, listedReason, runValueCase, same } from "./compare.mjs";
+import { runCase } from "../../../compiler/conformance/testee.mjs";
+import { loads } from "../../../runtime/js/pyjson.mjs";
+import { CHECKS } from "../../../tests/js/checks.mjs";
+import { REGEX_CASES, regexCaseProblems } from "../../../tests/js/regex-cases.mjs";
+import { OBSERVED, knownFailures, listedReason, runValueCase, same } from "../../../tests/js/compare.mjs";
 
 const NAMESPACE = "__stryker__";
 
