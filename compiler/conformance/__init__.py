@@ -8,7 +8,7 @@ Output (stdout): one JSON line per case, {"id", "initial_events", "feeds",
 "feed" | "finalize", "index": chunk index of a failing feed (else 0),
 "type": the Python exception class name}.
 
-Each language has a module `compiler/conformance_<lang>.py` with
+Each language has a testee driver `compiler/conformance/<lang>.py` with
 `run(template_path, cases) -> list[dict]`, which builds the template for that
 language in a temporary folder and runs the cases there.
 """

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ..ir import Program
 from .context import plan_context
-from .fast_path import plan_fast_paths, plan_search_hints
 from .literals import literalize_patterns
+from .search_hints import plan_fast_paths, plan_search_hints
 from .states import plan_states
 
 PIPELINE = (literalize_patterns, plan_search_hints, plan_states, plan_context, plan_fast_paths)

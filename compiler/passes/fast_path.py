@@ -18,11 +18,9 @@ starts get no fast path, which is always safe.
 
 from __future__ import annotations
 
-import dataclasses
-
 import regex
 
-from ..ir import Delimiter, FastPath, Lead, LiteralDelimiter, Program, RegexDelimiter
+from ..ir import Delimiter, FastPath, Lead, LiteralDelimiter
 from ..regex.analysis import has_lazy, lookbehind_width
 from ..regex.nodes import (
     BOS,
@@ -252,28 +250,3 @@ def merge_fast_paths(paths: list[FastPath | None]) -> FastPath | None:
     leads = list(dict.fromkeys(lead for path in paths for lead in path.leads))
     hold_lead = next((path.hold_lead for path in paths if path.hold_lead is not None), None)
     return FastPath(tuple(triggers), tuple(leads), hold_lead)
-
-
-def _hinted(delim: Delimiter | None) -> Delimiter | None:
-    if isinstance(delim, RegexDelimiter):
-        return dataclasses.replace(delim, hint=fast_path_of(delim))
-    return delim
-
-
-def plan_search_hints(program: Program) -> Program:
-    """Regex delimiters learn where a match can start (see analysis.py)."""
-    fields = tuple(
-        dataclasses.replace(field, open=_hinted(field.open), close=_hinted(field.close)) for field in program.fields
-    )
-    return dataclasses.replace(program, fields=fields)
-
-
-def plan_fast_paths(program: Program) -> Program:
-    """Trigger characters per state, so most text skips the regex engine."""
-    if program.context < 0:
-        return program  # look-behind needs every character kept: no skipping
-    states = []
-    for state in program.states:
-        delims = program.watched(state)
-        states.append(dataclasses.replace(state, fast=merge_fast_paths([fast_path_of(d) for d in delims])))
-    return dataclasses.replace(program, states=tuple(states))

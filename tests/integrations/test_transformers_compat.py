@@ -415,7 +415,7 @@ def test_a_second_process_reuses_the_generated_source(tmp_path):
         compat.load_compiled(TEMPLATE, cache_dir=cache)
     script = (
         "import json, sys\n"
-        "from compiler import pipeline, transformers_compat as c\n"
+        "from compiler import pipeline\nfrom compiler.integrations import transformers as c\n"
         "def fail(*a, **k): raise SystemExit('compiled again')\n"
         "pipeline.python_source = fail\n"
         "m = c.load_compiled(json.loads(sys.argv[1]), cache_dir=sys.argv[2])\n"

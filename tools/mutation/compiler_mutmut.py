@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 WORK = ROOT / ".mutation-compiler"
-EQUIVALENTS = ROOT / "tests" / "mutation_equivalents_compiler.json"
+EQUIVALENTS = ROOT / "tools" / "mutation" / "mutation_equivalents_compiler.json"
 
 CONFIG = """\
 [tool.pytest.ini_options]
@@ -35,8 +35,15 @@ filterwarnings = ["ignore::DeprecationWarning"]
 
 [tool.mutmut]
 source_paths = ["compiler/"]
-only_mutate = ["compiler/frontend/lower.py", "compiler/passes/"]
-also_copy = ["runtime/", "generated/", "templates_src/"]
+only_mutate = [
+    "compiler/frontend/lower.py",
+    "compiler/passes/__init__.py",
+    "compiler/passes/literals.py",
+    "compiler/passes/search_hints.py",
+    "compiler/passes/states.py",
+    "compiler/passes/context.py",
+]
+also_copy = ["runtime/", "generated/", "templates_src/", "tools/"]
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0"]
 timeout_multiplier = 1.0
 timeout_constant = 60.0
@@ -48,7 +55,7 @@ def prepare() -> None:
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir()
     ignore = shutil.ignore_patterns("__pycache__", "node_modules", "*.pyc")
-    for name in ("compiler", "runtime", "generated", "templates_src", "tests"):
+    for name in ("compiler", "runtime", "generated", "templates_src", "tests", "tools", "benchmarks"):
         shutil.copytree(ROOT / name, WORK / name, ignore=ignore)
     (WORK / "pyproject.toml").write_text(CONFIG, encoding="utf-8")
 
@@ -71,9 +78,11 @@ def diff_of(name: str) -> tuple[list[str], list[str]]:
 
 
 def function_of(name: str) -> str:
-    """compiler.passes.x_plan_context__mutmut_3 -> passes.plan_context."""
+    """compiler.passes.context.x_plan_context__mutmut_3 -> passes.plan_context (every
+    pass module is `passes`, as the equivalents list names them)."""
     module, local = name.rsplit(".", 1)
-    return f"{module.split('.')[-1]}.{local.rsplit('__mutmut_', 1)[0][2:]}"
+    area = "passes" if module.startswith("compiler.passes") else module.split(".")[-1]
+    return f"{area}.{local.rsplit('__mutmut_', 1)[0][2:]}"
 
 
 def report() -> int:
