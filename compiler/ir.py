@@ -3,7 +3,12 @@
 Everything a backend needs, decided: which delimiters are plain literals
 (searched with string search) and which need a regex engine, which of them
 may still grow at the end of the buffer, which transforms hold
-placeholders, and what each parser state watches. Frozen dataclasses; JSON
+placeholders, what each parser state watches, and every search decision
+the passes (compiler/passes) take for the backends: search hints per
+delimiter and per alternative, settled patterns, the context kept for
+look-behinds and its cut, and per state its fast paths, hold lead, held
+run and what it reads behind. Backends only render these; they call no
+pass (tests/test_layout.py). Frozen dataclasses; JSON
 values (defaults, content_args, literal transform parts) are kept as
 canonical JSON text so the IR is immutable and prints stably.
 """
@@ -52,6 +57,81 @@ class FastPath:
 
 
 @dataclass(frozen=True)
+class Branch:
+    """One alternative of a regex delimiter, read on its own (compiler/passes/branches.py)."""
+
+    triggers: tuple[str, ...]
+    leads: tuple[Lead, ...]
+    hold_lead: Lead | None  # the lead of an exact branch that starts with an unbounded, optional repeat of it
+    exact: bool
+    # A branch read by its look-behind instead: every match (and partial
+    # match) of it starts right after one of these characters.
+    behind: tuple[str, ...] = ()
+    # It starts with `^` or `\\A`: every match (and partial match) of it
+    # starts the text, so once anything is consumed it matches nowhere.
+    at_start: bool = False
+
+
+@dataclass(frozen=True)
+class BranchHint:
+    """The search hint of a whole delimiter, from its branches."""
+
+    triggers: tuple[str, ...]
+    leads: tuple[Lead, ...]
+    branches: tuple[Branch, ...]
+    behind: tuple[str, ...] = ()  # the union of the branches' `behind`
+
+
+@dataclass(frozen=True)
+class StateHint:
+    """A state's fast path from its delimiters' hints and branch hints."""
+
+    triggers: tuple[str, ...]  # first characters
+    leads: tuple[Lead, ...]
+    hold_lead: Lead | None
+
+
+@dataclass(frozen=True)
+class Barrier:
+    """One tempered look-behind: the text before `before` characters ahead
+    of the last whole `barrier` starting `after` + 1 or more characters
+    before the read position is never read (nor, with `head`, the text
+    before the first occurrence of `head` after that barrier)."""
+
+    barrier: str
+    after: int
+    before: int
+    # The look-behind's head when it is one literal (`<function_calls>`), or
+    # its last character when the head is a literal, a repeat of one class
+    # (`lead`) and that character (`<|python_start|>\s*\[`): text holding
+    # no occurrence of it after the last barrier can go too.
+    head: str | None = None
+    lead: str | None = None
+
+
+@dataclass(frozen=True)
+class CountedBarrier:
+    """A look-behind whose matches hold fewer than `count` of `char`: the
+    text before `before` characters ahead of the `count`-th last `char`
+    before the read position is never read."""
+
+    char: str
+    count: int
+    before: int
+
+
+@dataclass(frozen=True)
+class ContextCut:
+    """How far back the unbounded look-behinds of a template read (compiler/passes/lookbehind_reach.py)."""
+
+    near: int  # characters before the read position bounded readers need (+1)
+    barriers: tuple[Barrier, ...]
+    anchored: str | None  # regex source of `^H` for an anchored look-behind that may die
+    sentinel: str | None  # a character no match of `^H` starts with
+    counted: tuple[CountedBarrier, ...] = ()
+
+
+@dataclass(frozen=True)
 class LiteralDelimiter:
     """One literal or a set of literals, searched longest first."""
 
@@ -71,13 +151,31 @@ class RegexDelimiter:
     # How many characters before the search position a match may read
     # (look-behind width + 1 for anchors and word boundaries); -1: unbounded.
     reach_back: int
-    # Trigger characters and lead classes (analysis.py): lets the search jump
+    # Trigger characters and lead classes (compiler/passes/fast_path.py): lets the search jump
     # to where a match can start instead of running the regex over all text.
     hint: FastPath | None = None
     # The pattern parsed by the project's regex grammar (compiler/regex);
     # None when it uses syntax outside it (the Python backend still runs it
     # with the regex module; other backends refuse it).
     ast: Regex | None = None
+    # Only when `hint` is None: the search hint read off its alternatives
+    # (compiler/passes/branches.py), or None when one cannot be bounded.
+    branches: BranchHint | None = None
+    # The smaller patterns a long text settles its look-behind branches to
+    # (compiler/passes/lookbehind_settle.py), or None.
+    settled: SettledDelimiters | None = None
+
+
+@dataclass(frozen=True)
+class SettledDelimiters:
+    """The smaller patterns of a delimiter and the facts that select them,
+    each pattern a delimiter of its own (with its own hint and branches)."""
+
+    dead: RegexDelimiter  # without its settled branches (anchored head dead)
+    alive: RegexDelimiter | None  # the anchored branch as `(?<=T)`, the headed ones dropped
+    anchored: str | None  # source of `\\A(?:H)`
+    tail: int  # the width of `T`
+    absent: tuple[tuple[str, str | None], ...]  # per headed branch: the literal `L`, and the probe or None
 
 
 Delimiter = Union[LiteralDelimiter, RegexDelimiter]
@@ -146,6 +244,39 @@ class State:
     # When set, new text with none of these trigger characters (and not
     # ending in a lead character) cannot start a delimiter: no regex runs.
     fast: FastPath | None = None
+    # Only when `fast` is None: the fast path read off the watched
+    # delimiters' alternatives (compiler/passes/branches.py, plan_branches).
+    branch_fast: StateHint | None = None
+    # The hold lead a state keeps when no watched delimiter has an
+    # alternative read by its look-behind (those could match right after the
+    # character before the read position): `fast`'s or `branch_fast`'s.
+    hold_lead: Lead | None = None
+    # How much consumed text the watched delimiters read behind the read
+    # position (compiler/passes/context.py): 0, k, or -1 (unbounded).
+    reach: int = 0
+    # No watched delimiter reads behind the read position (no look-behind,
+    # `^` or `\\A`; compiler/passes/fast_path.py reads_behind).
+    blind: bool = True
+    # The node-tree plan (compiler/passes/state_plan.py): a fast path derived
+    # from the watched delimiters' trees, for a state without `fast`...
+    tree_fast: TreeFast | None = None
+    # ...the class of a held run that changes nothing (inclusive code point ranges)...
+    hold_run: Ranges | None = None
+    # ...and whether no watched regex reads before where its match starts
+    # (no look-behind, `^`, `\\A`, multiline `^`, `\\b`, `\\B`).
+    ahead: bool = False
+
+
+Ranges = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class TreeFast:
+    """A state's fast path derived from its delimiters' node trees (compiler/passes/state_plan.py)."""
+
+    triggers: tuple[str, ...]
+    leads: Ranges | None
+    hold_lead: bool
 
 
 @dataclass(frozen=True)
@@ -162,6 +293,9 @@ class Program:
     # Characters of already-consumed text the regex delimiters need to see:
     # 0 (no regex delimiters), k (the largest reach_back), or -1 (all).
     context: int = 0
+    # For context -1: how far back the unbounded look-behinds read in
+    # practice (compiler/passes/lookbehind_reach.py), or None (keep all).
+    context_cut: ContextCut | None = None
 
     def watched(self, state: State) -> list[Delimiter]:
         """The delimiters `state` searches for, in its watch order."""
@@ -186,7 +320,26 @@ def _delimiter_text(delim: Delimiter | None) -> str:
         flags.append("outside-grammar")
     if delim.reach_back != 1:
         flags.append(f"reach-back={delim.reach_back if delim.reach_back >= 0 else 'unbounded'}")
+    if delim.branches is not None:
+        flags.append(f"branches={len(delim.branches.branches)}")
+        if delim.branches.behind:
+            flags.append("behind=" + json.dumps("".join(delim.branches.behind), ensure_ascii=False))
+    if delim.settled is not None:
+        flags.append("settled" + ("+alive" if delim.settled.alive is not None else ""))
     return f"regex {json.dumps(delim.pattern, ensure_ascii=False)}" + "".join(f" [{f}]" for f in flags)
+
+
+def _ranges_text(ranges: Ranges) -> str:
+    """Code point ranges, short: the first four in hex, then how many more."""
+    shown = ",".join(f"{lo:x}" if lo == hi else f"{lo:x}-{hi:x}" for lo, hi in ranges[:4])
+    return shown + (f",+{len(ranges) - 4}" if len(ranges) > 4 else "")
+
+
+def _hint_text(label: str, triggers: tuple[str, ...], leads: tuple[Lead, ...], hold: Lead | None) -> str:
+    text = f"    {label} triggers {json.dumps(''.join(triggers), ensure_ascii=False)}"
+    if leads:
+        text += " leads " + " ".join(lead.source for lead in leads)
+    return text + (f" hold-while {hold.source}" if hold is not None else "")
 
 
 def transform_text(node: Transform) -> str:
@@ -210,6 +363,12 @@ def format_program(program: Program) -> str:
         f"  implicit {names[program.implicit] if program.implicit is not None else 'none (null sink)'}",
         f"  context {program.context}",
     ]
+    cut = program.context_cut
+    if cut is not None:
+        parts = [f"near={cut.near}", f"barriers={len(cut.barriers)}"]
+        parts += [f"counted={len(cut.counted)}"] if cut.counted else []
+        parts += ["anchored"] if cut.anchored is not None else []
+        lines.append("  context-cut " + " ".join(parts))
     for field in program.fields:
         lines.append(f"  field {field.index} {field.name}  # {field.path}")
         lines.append(f"    open {_delimiter_text(field.open)}")
@@ -234,4 +393,22 @@ def format_program(program: Program) -> str:
             leads = " ".join(lead.source for lead in fast.leads)
             hold = f" hold-while {fast.hold_lead.source}" if fast.hold_lead is not None else ""
             lines.append(f"    fast-path triggers {triggers}" + (f" leads {leads}" if leads else "") + hold)
+        if state.branch_fast is not None:
+            fast = state.branch_fast
+            lines.append(_hint_text("branch-fast", fast.triggers, fast.leads, fast.hold_lead))
+        planned = state.fast or state.branch_fast
+        if planned is not None and planned.hold_lead is not None and state.hold_lead is None:
+            lines.append("    hold-lead none (an alternative is read by its look-behind)")
+        if state.tree_fast is not None:
+            tree = state.tree_fast
+            text = f"    tree-fast triggers {json.dumps(''.join(tree.triggers), ensure_ascii=False)}"
+            if tree.leads is not None:
+                text += f" leads {_ranges_text(tree.leads)}" + (" hold" if tree.hold_lead else "")
+            lines.append(text)
+        if state.hold_run is not None:
+            lines.append(f"    hold-run {_ranges_text(state.hold_run)}")
+        reads = [f"reach={state.reach if state.reach >= 0 else 'unbounded'}"]
+        reads += ["blind"] if state.blind else []
+        reads += ["ahead"] if state.ahead else []
+        lines.append("    reads " + " ".join(reads))
     return "\n".join(lines) + "\n"

@@ -1,7 +1,8 @@
 """The layout a maintainer relies on: the pipeline's stages in folders, no
 import circle among the compiler's modules (TYPE_CHECKING and function-level
-imports count), few files at the top of compiler/, and no hand-written source
-file over about 800 lines (runtime/core.py excepted until its redesign)."""
+imports count), few files at the top of compiler/, backends that read the IR
+and call no pass, and no hand-written source file over about 800 lines
+(runtime/core.py excepted until its redesign)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,25 @@ def test_no_long_hand_written_files():
             if lines > MAX_LINES:
                 long.append(f"{rel}: {lines} lines")
     assert long == []
+
+
+# Modules under compiler/backends/ allowed to import a module of compiler.passes,
+# each with its reason. None today: every fact a backend renders is on the IR
+# (compiler/ir.py), decided by a pass; the regex-emission helpers a backend runs
+# while rendering a regex tree live in compiler/regex/, not in compiler/passes/.
+BACKEND_PASS_IMPORTS: dict[str, str] = {}
+
+
+def test_backends_read_the_ir_only():
+    """No backend module imports compiler.passes (type names come from compiler.ir)."""
+    modules = _modules()
+    found = []
+    for name, path in sorted(modules.items()):
+        if not name.startswith("compiler.backends"):
+            continue
+        passes = sorted(
+            m for m in _imports(name, path, modules) if m == "compiler.passes" or m.startswith("compiler.passes.")
+        )
+        if passes and name not in BACKEND_PASS_IMPORTS:
+            found.append(f"{name} imports {', '.join(passes)}")
+    assert found == [], "backends must read facts off the IR, not call passes:\n" + "\n".join(found)

@@ -1,6 +1,9 @@
 """Trigger strings per alternative, for delimiters the whole-pattern analysis
-(compiler/passes/fast_path.py) gives up on. Used by the Python backend, and by the
-Go backend as one search hint per delimiter (`branch_search_hint`).
+(compiler/passes/fast_path.py) gives up on. Stored on the IR by two passes:
+`plan_branches` (RegexDelimiter.branches, for every regex delimiter the
+whole-pattern analysis left without a hint: the Python and JavaScript
+backends' alternative rules, the Go backend's search hint) and
+`plan_state_hints` (State.branch_fast and State.hold_lead).
 
 `analysis.fast_path_of` needs every match to be lead characters then a
 trigger string, read from the front of the whole pattern; it refuses a
@@ -31,48 +34,16 @@ only at the lead run before a trigger string, every position of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 
-from ..ir import Lead
+from ..ir import Branch, BranchHint, Delimiter, Lead, LiteralDelimiter, Program, RegexDelimiter, StateHint
 from .fast_path import _first, _items, _lead, _NoFastPath, _MAX_SET
-from ..ir import Delimiter, LiteralDelimiter, RegexDelimiter
 from ..regex.analysis import has_lazy, last_set, min_length
 from ..regex.lookbehind_partial import backtrack_literals
 from ..regex.nodes import BOS, START, walk
 from ..regex.nodes import Alt, Anchor, Group, Look, Node
 
 _MAX_BRANCHES = 16
-
-
-@dataclass(frozen=True)
-class Branch:
-    triggers: tuple[str, ...]
-    leads: tuple[Lead, ...]
-    hold_lead: Lead | None  # the lead of an exact branch that starts with an unbounded, optional repeat of it
-    exact: bool
-    # A branch read by its look-behind instead: every match (and partial
-    # match) of it starts right after one of these characters.
-    behind: tuple[str, ...] = ()
-    # It starts with `^` or `\\A`: every match (and partial match) of it
-    # starts the text, so once anything is consumed it matches nowhere.
-    at_start: bool = False
-
-
-@dataclass(frozen=True)
-class BranchHint:
-    """The search hint of a whole delimiter, from its branches."""
-
-    triggers: tuple[str, ...]
-    leads: tuple[Lead, ...]
-    branches: tuple[Branch, ...]
-    behind: tuple[str, ...] = ()  # the union of the branches' `behind`
-
-
-@dataclass(frozen=True)
-class StateHint:
-    triggers: tuple[str, ...]  # first characters
-    leads: tuple[Lead, ...]
-    hold_lead: Lead | None
 
 
 def _distribute(items: list[Node], depth: int = 0) -> list[list[Node]]:
@@ -237,3 +208,48 @@ def state_hint(delims: list[Delimiter]) -> StateHint | None:
             hold_lead = hold_lead or branch.hold_lead
         triggers.update(branches.behind)
     return StateHint(tuple(sorted(triggers)), tuple(dict.fromkeys(leads)), hold_lead)
+
+
+__all__ = ["Branch", "BranchHint", "StateHint", "branch_hint", "state_hint", "plan_branches", "plan_state_hints"]
+
+
+def _with_branches(delim: Delimiter | None) -> Delimiter | None:
+    """A regex delimiter without a whole-pattern hint with its branch hint
+    (and those of its settled patterns)."""
+    if not isinstance(delim, RegexDelimiter):
+        return delim
+    settled = delim.settled
+    if settled is not None:
+        settled = dataclasses.replace(settled, dead=_with_branches(settled.dead), alive=_with_branches(settled.alive))
+    branches = branch_hint(delim) if delim.hint is None else None
+    return dataclasses.replace(delim, branches=branches, settled=settled)
+
+
+def plan_branches(program: Program) -> Program:
+    """Pass: RegexDelimiter.branches of every delimiter (start anchor and settled patterns included)."""
+    fields = tuple(
+        dataclasses.replace(field, open=_with_branches(field.open), close=_with_branches(field.close))
+        for field in program.fields
+    )
+    return dataclasses.replace(program, fields=fields, start_anchor=_with_branches(program.start_anchor))
+
+
+def plan_state_hints(program: Program) -> Program:
+    """Pass: each state's fast path from its delimiters' alternatives when the
+    whole-pattern analysis gave none (State.branch_fast), and the hold lead
+    it keeps (State.hold_lead): none when a watched delimiter has an
+    alternative read by its look-behind (`(?<=\\})\\s*\\Z`), which could
+    match right after the character before the read position."""
+    states = []
+    for state in program.states:
+        delims = program.watched(state)
+        branch_fast = state_hint(delims) if delims and state.fast is None else None
+        plan = state.fast if state.fast is not None else branch_fast
+        hold_lead = plan.hold_lead if delims and plan is not None else None
+        if hold_lead is not None and any(
+            isinstance(d, RegexDelimiter) and d.hint is None and d.branches is not None and d.branches.behind
+            for d in delims
+        ):
+            hold_lead = None
+        states.append(dataclasses.replace(state, branch_fast=branch_fast, hold_lead=hold_lead))
+    return dataclasses.replace(program, states=tuple(states))

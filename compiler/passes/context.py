@@ -24,5 +24,12 @@ def blind(delims: list[Delimiter | None]) -> bool:
 
 
 def plan_context(program: Program) -> Program:
-    """How much consumed text the parser must keep for its regex delimiters."""
-    return dataclasses.replace(program, context=reach_back_of([d for f in program.fields for d in (f.open, f.close)]))
+    """How much consumed text the parser must keep for its regex delimiters
+    (Program.context), and per state what its watched delimiters read
+    behind the read position (State.reach, State.blind)."""
+    states = tuple(
+        dataclasses.replace(state, reach=reach_back_of(program.watched(state)), blind=blind(program.watched(state)))
+        for state in program.states
+    )
+    context = reach_back_of([d for f in program.fields for d in (f.open, f.close)])
+    return dataclasses.replace(program, context=context, states=states)

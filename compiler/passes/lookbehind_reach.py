@@ -56,9 +56,9 @@ as before.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 
-from ..ir import Program, RegexDelimiter
+from ..ir import Barrier, ContextCut, CountedBarrier, Program, RegexDelimiter
 from ..regex.analysis import _behind, first_set, flat_items, max_length, nullable
 from ..regex.charset import set_of
 from ..regex.nodes import (
@@ -81,44 +81,6 @@ from ..regex.syntax import to_source
 
 _SINGLE = (Char, Dot, Category, Class)
 SENTINELS = "\x00\x01\x02#"
-
-
-@dataclass(frozen=True)
-class Barrier:
-    """One tempered look-behind: the text before `before` characters ahead
-    of the last whole `barrier` starting `after` + 1 or more characters
-    before the read position is never read (nor, with `head`, the text
-    before the first occurrence of `head` after that barrier)."""
-
-    barrier: str
-    after: int
-    before: int
-    # The look-behind's head when it is one literal (`<function_calls>`), or
-    # its last character when the head is a literal, a repeat of one class
-    # (`lead`) and that character (`<|python_start|>\s*\[`): text holding
-    # no occurrence of it after the last barrier can go too.
-    head: str | None = None
-    lead: str | None = None
-
-
-@dataclass(frozen=True)
-class CountedBarrier:
-    """A look-behind whose matches hold fewer than `count` of `char`: the
-    text before `before` characters ahead of the `count`-th last `char`
-    before the read position is never read."""
-
-    char: str
-    count: int
-    before: int
-
-
-@dataclass(frozen=True)
-class ContextCut:
-    near: int  # characters before the read position bounded readers need (+1)
-    barriers: tuple[Barrier, ...]
-    anchored: str | None  # regex source of `^H` for an anchored look-behind that may die
-    sentinel: str | None  # a character no match of `^H` starts with
-    counted: tuple[CountedBarrier, ...] = ()
 
 
 def _literal(node: Node) -> str | None:
@@ -371,3 +333,11 @@ def _nested_looks(node: Node) -> list[Look]:
         for branch in node.branches:
             out.extend(_nested_looks(branch))
     return out
+
+
+def plan_context_cut(program: Program) -> Program:
+    """Pass: Program.context_cut, for a template that keeps all of its text."""
+    return dataclasses.replace(program, context_cut=context_cut(program))
+
+
+__all__ = ["Barrier", "ContextCut", "CountedBarrier", "context_cut", "plan_context_cut"]

@@ -49,10 +49,11 @@ so the runtime runs the regex only where one occurs.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, replace
 
 from .fast_path import fast_path_of
-from ..ir import Delimiter, RegexDelimiter
+from ..ir import Delimiter, Program, RegexDelimiter, SettledDelimiters
 from .lookbehind_reach import _has_look_or_anchor, _lookbehinds, _single_repeat, _tempered, barrier_of, dead_head_of
 from ..regex.analysis import flat_items, has_lazy, max_length, min_length
 from ..regex.charset import set_of
@@ -201,3 +202,23 @@ def settled_delimiter(delim: RegexDelimiter, source: str) -> RegexDelimiter:
     hint (compiler/passes/fast_path.py) when it has one."""
     settled = RegexDelimiter(delim.path, source, delim.group_names, -1, ast=parse(source))
     return replace(settled, hint=fast_path_of(settled))
+
+
+def _with_settled(delim: Delimiter | None) -> Delimiter | None:
+    settled = settled_of(delim)
+    if settled is None:
+        return delim
+    alive = None if settled.alive is None else settled_delimiter(delim, settled.alive)
+    facts = SettledDelimiters(
+        settled_delimiter(delim, settled.dead), alive, settled.anchored, settled.tail, settled.absent
+    )
+    return replace(delim, settled=facts)
+
+
+def plan_settled(program: Program) -> Program:
+    """Pass: RegexDelimiter.settled of every open and close delimiter."""
+    fields = tuple(
+        dataclasses.replace(field, open=_with_settled(field.open), close=_with_settled(field.close))
+        for field in program.fields
+    )
+    return dataclasses.replace(program, fields=fields)

@@ -54,7 +54,7 @@ var apiProgram = (&rt.Program{
 		0:  {{Kind: rt.Close, Field: 0}},
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
-	// As the compiler plans them (compiler/backends/go_plan.py).
+	// As the compiler plans them (compiler/passes/state_plan.py).
 	Fast: map[int]*rt.FastPath{
 		-1: {Triggers: []string{"<"}},
 		0:  {Triggers: []string{"<"}},

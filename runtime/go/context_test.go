@@ -51,7 +51,7 @@ var behindProgram = (&rt.Program{
 		1:  {{Kind: rt.Close, Field: 1}},
 	},
 	Context: 100, // more than the look-behind needs: the parser keeps it all
-	// As the compiler plans them (compiler/backends/go_plan.py): the
+	// As the compiler plans them (compiler/passes/state_plan.py): the
 	// reasoning and call states read nothing behind, the implicit one does.
 	Fast: map[int]*rt.FastPath{
 		-1: {Triggers: []string{"<"}},

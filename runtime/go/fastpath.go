@@ -12,7 +12,7 @@ import (
 // watched delimiter can match inside W text (each must read a non-W
 // character after its own optional W lead). Newline or space runs then cost
 // nothing per token instead of a search over the whole held run. Planned by
-// the compiler (Program.HoldRuns; compiler/backends/go_plan.py).
+// the compiler (Program.HoldRuns; compiler/passes/state_plan.py).
 type holdRun struct {
 	set   []rune
 	ascii [2]uint64

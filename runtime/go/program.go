@@ -66,7 +66,7 @@ type Program struct {
 	Patterns    map[string]*Regex
 	Fast        map[int]*FastPath // states whose delimiters allow skipping the search
 	// HoldRuns: per state without a hold lead, the class W of its holdRun
-	// (see holdRun), planned by the compiler (compiler/backends/go_plan.py).
+	// (see holdRun), planned by the compiler (compiler/passes/state_plan.py).
 	HoldRuns map[int][]rune
 	// Ahead: the states where no watched delimiter reads before where its
 	// match starts (no look-behind, ^, \A, (?m)^, \b, \B), so the scan needs

@@ -20,15 +20,20 @@ import jinja2
 
 from ...errors import Problem, TemplateError
 from ...ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
-from ...passes.branches import branch_hint
 from ...regex import RegexSyntaxError, parse
 from ...regex.charset import CharSet, regex_set, word_set
+
+# Regex-emission helpers, run while rendering a regex tree (the attempt entry
+# set, the literals a repeat gives back, the rt.Node tree itself): part of
+# rendering a regex AST, so they stay in the backend. Every fact about the
+# template's delimiters and states (hints, branches, the state plan) is read
+# off the IR.
 from ...regex.lookbehind_partial import attempt_entry, backtrack_literals
+from ...regex.node_tree import ALT, ASSERT, CONCAT, EMPTY, GROUP, LIT, REPEAT, SET, GoNode, go_tree
 from ...regex.nodes import Group, Regex, walk
 from ...resources import GENERATED_DIR, RUNTIME_DIR as RUNTIMES
 from ...version import __version__
 from .literals import go_runes, go_string
-from .plan import ALT, ASSERT, CONCAT, EMPTY, GROUP, LIT, REPEAT, SET, GoNode, go_tree, plan_state
 
 RUNTIME_MODULE = "github.com/response-template-compiler/response-template-compiler/runtime/go"
 RUNTIME_DIR = RUNTIMES / "go"
@@ -51,7 +56,7 @@ _env = jinja2.Environment(
 def branch_search_hint(delim):
     """A search hint for a regex delimiter the whole-pattern analysis left
     without one (a look-around between its leads and its trigger, as in
-    gpt_oss's content open), read off its branches (branch_analysis.py): every
+    gpt_oss's content open), read off its branches (RegexDelimiter.branches): every
     match, complete or partial, is a run of lead characters then a trigger
     string, or a proper prefix of one at the end. The Go search then runs the
     regex only at each position of the lead run before each trigger (no
@@ -60,7 +65,7 @@ def branch_search_hint(delim):
     template's slow path. None when a branch is read by its look-behind or a
     trigger can start inside another's prefix (the search looks for the
     leftmost trigger prefix at the end only)."""
-    branches = branch_hint(delim)
+    branches = delim.branches
     if branches is None or branches.behind or not branches.branches or not branches.triggers:
         return None
     firsts = {t[0] for t in branches.triggers}
@@ -102,7 +107,7 @@ class _Emitter:
         return f"&{q}Regex{{Source: {go_string(source)}, Root: {self.node(ast.body)}, Names: []string{{{names_go}}}{entry}}}"
 
     def node(self, node) -> str:
-        """An AST node as Go source: its rt.Node tree (plan.go_tree), rendered."""
+        """An AST node as Go source: its rt.Node tree (compiler/regex/node_tree.py), rendered."""
         return self.render(go_tree(node, self.give_back))
 
     def render(self, n: GoNode) -> str:
@@ -250,7 +255,6 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
     fast, hold_runs, ahead = [], [], []
     for state in program.states:
         key = -1 if state.region is None else state.region
-        plan = plan_state(program, state)  # what the runtime needs beyond State.fast (compiler/backends/go/plan.py)
         if state.fast is not None:
             leads = CharSet.of(r for lead in state.fast.leads for r in regex_set(lead.source).ranges)
             hold = (
@@ -264,20 +268,23 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
                     "comment": "",
                 }
             )
-        elif plan.derived is not None:
-            derived = plan.derived
+        elif state.tree_fast is not None:
+            derived = state.tree_fast
             leads_var = "nil" if derived.leads is None else emit.set_var(derived.leads)
             triggers = ", ".join(go_string(t) for t in derived.triggers)
             fast.append(
                 {
                     "key": key,
                     "code": f"&{q}FastPath{{Triggers: []string{{{triggers}}}, Leads: {leads_var}, HoldLead: {leads_var if derived.hold_lead else 'nil'}}}",
-                    "comment": " // derived from the delimiter trees (compiler/backends/go/plan.py)",
+                    # The generated text still names the plan's old home, so that
+                    # generated/ stays byte-identical; it is now compiler/passes/state_plan.py
+                    # (change both with the next regeneration of generated/go).
+                    "comment": " // derived from the delimiter trees (compiler/passes/state_plan.py)",
                 }
             )
-        if plan.hold_run is not None:
-            hold_runs.append({"key": key, "set": emit.set_var(plan.hold_run)})
-        if plan.ahead:
+        if state.hold_run is not None:
+            hold_runs.append({"key": key, "set": emit.set_var(state.hold_run)})
+        if state.ahead:
             ahead.append(key)
     states = [
         {

@@ -15,11 +15,15 @@ from pathlib import Path
 import jinja2
 
 from ...version import __version__
-from ...passes.branches import branch_hint, state_hint
 from ...errors import Problem, TemplateError, json_path
 from ...ir import OPEN, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform
 from ...regex import RegexSyntaxError, parse
 from ...regex.charset import CharSet, set_of
+
+# Regex-emission helpers, run while rendering a regex tree (the attempt entry
+# set, the literals a repeat gives back, what the matcher cannot reproduce):
+# part of rendering a regex AST, so they stay in the backend. Every fact
+# about the template's delimiters and states is read off the IR.
 from ...regex.automaton import partial_problem
 from ...regex.emit import js_problems
 from ...regex.lookbehind_partial import attempt_entry, backtrack_literals
@@ -169,7 +173,7 @@ def _hint_code(hint, sets: _Sets) -> str:
 
 
 def _hold_lead_code(program: Program, state, sets: _Sets) -> str | None:
-    """A state's hold lead (the compiler's analysis, as the Python backend
+    """A state's hold lead (State.hold_lead, decided as the Python backend
     plans it: whole patterns, else their alternatives): while the held text
     and new text are all of that class and hold none of the state's trigger
     characters, no delimiter can match and the partial match of the
@@ -177,16 +181,10 @@ def _hold_lead_code(program: Program, state, sets: _Sets) -> str | None:
     read position, so such text is held without a search. States with
     alternatives read by their look-behind (`(?<=\\})\\s*\\Z`) get none: those
     could match right after the character before the read position."""
-    delims = program.watched(state)
-    if not delims:
+    if state.hold_lead is None:
         return None
-    plan = state.fast if state.fast is not None else state_hint(delims)
-    if plan is None or plan.hold_lead is None:
-        return None
-    for delim in delims:
-        if isinstance(delim, RegexDelimiter) and delim.hint is None and branch_hint(delim).behind:
-            return None
-    lead = set_of(root_of(parse(plan.hold_lead.source)))
+    plan = state.fast if state.fast is not None else state.branch_fast
+    lead = set_of(root_of(parse(state.hold_lead.source)))
     # Only trigger characters of the class can occur in text that is all of it.
     inside = [trigger for trigger in plan.triggers if ord(trigger) in lead]
     return f"{{ lead: {sets.name(lead)}, triggers: {js_literal(inside)} }}"
@@ -219,7 +217,7 @@ def _watched_code(delim, origin: str, sets: _Sets) -> str:
         if why:
             raise TemplateError([Problem(delim.path, f"cannot compile for JavaScript: {why}")], origin)
         if delim.hint is None:
-            branches = branch_hint(delim)
+            branches = delim.branches
             if branches is not None and not branches.behind:
                 return regex_code(delim.ast, delim.pattern, delim.path, origin, sets, hint=branches)
     return _delimiter_code(delim, origin, sets)

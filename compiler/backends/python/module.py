@@ -11,12 +11,11 @@ import black
 import jinja2
 
 from ...version import __version__
-from ...passes.branches import branch_hint, state_hint
-from ...passes.lookbehind_reach import context_cut
-from ...passes.lookbehind_settle import settled_delimiter, settled_of
+
+# same_in_re_on_ascii is part of rendering a content parser's tag pattern, not
+# a decision about the template: it stays here (every other fact is read off the IR).
 from ...regex.same_in_re import same_in_re_on_ascii
 from ...ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
-from ...passes.context import blind, reach_back_of
 from ..literals import python_literal
 
 BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
@@ -57,8 +56,8 @@ def _same_in_re(content: str, args) -> list[str]:
 
 
 def _context_cut_code(program: Program) -> str:
-    """The ContextCut of a template keeping all of its text, or "" (see compiler/passes/lookbehind_reach.py)."""
-    cut = context_cut(program)
+    """The ContextCut of a template keeping all of its text, or "" (Program.context_cut)."""
+    cut = program.context_cut
     if cut is None:
         return ""
     barriers = "".join(
@@ -104,23 +103,23 @@ def _branches_code(delim, hint, leads: dict) -> str:
 
 
 def _settled_delimiters(delim) -> list:
-    """The smaller patterns of a delimiter (compiler/passes/lookbehind_settle.py) as delimiters."""
-    settled = settled_of(delim)
+    """The smaller patterns of a delimiter (RegexDelimiter.settled) as delimiters."""
+    settled = getattr(delim, "settled", None)
     if settled is None:
         return []
-    return [settled_delimiter(delim, source) for source in (settled.dead, settled.alive) if source is not None]
+    return [d for d in (settled.dead, settled.alive) if d is not None]
 
 
 def _settled_code(delim, leads: dict) -> str:
     """A Settled for a pattern whose look-behind branches a long text settles, or ""."""
-    settled = settled_of(delim)
+    settled = delim.settled
     if settled is None:
         return ""
     # Each smaller pattern is emitted as any delimiter is: searched only
     # where its (alternatives') trigger strings occur.
-    args = [_delimiter_code(settled_delimiter(delim, settled.dead), leads)]
+    args = [_delimiter_code(settled.dead, leads)]
     if settled.alive is not None:
-        args.append(f"alive={_delimiter_code(settled_delimiter(delim, settled.alive), leads)}")
+        args.append(f"alive={_delimiter_code(settled.alive, leads)}")
         args.append(f"anchored={python_literal(settled.anchored)}, tail={settled.tail}")
     absent = "".join(f"({python_literal(literal)}, {python_literal(probe)}), " for literal, probe in settled.absent)
     args.append(f"absent=({absent})")
@@ -132,7 +131,7 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
         return f"Literals({python_literal(list(delim.literals))}, grows_at_edge={delim.grows_at_edge})"
     hint = delim.hint
     if hint is None and leads is not None:
-        branches = branch_hint(delim)
+        branches = delim.branches
         if branches is not None:
             return _branches_code(delim, branches, leads)
     if hint is None or leads is None:
@@ -159,13 +158,6 @@ def transform_code(node: Transform) -> str:
     return "{" + ", ".join(f"{python_literal(k)}: {transform_code(v)}" for k, v in node.items) + "}"
 
 
-def _state_fast(program: Program, state):
-    """A state's fast path when the whole-pattern analysis gave none: from
-    its delimiters' alternatives (compiler/passes/branches.py)."""
-    delims = program.watched(state)
-    return state_hint(delims) if delims else None
-
-
 def render(program: Program, *, vendored: bool = False) -> str:
     """The module's source, formatted with black."""
     names = [field.name for field in program.fields]
@@ -173,10 +165,10 @@ def render(program: Program, *, vendored: bool = False) -> str:
     hints = [state.fast for state in program.states] + [
         d.hint for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", None) is not None
     ]
-    hints += [branch_hint(d) for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", 1) is None]
+    hints += [d.branches for f in program.fields for d in (f.open, f.close) if getattr(d, "hint", 1) is None]
     for settled in (s for f in program.fields for d in (f.open, f.close) for s in _settled_delimiters(d)):
-        hints += [settled.hint, branch_hint(settled)]
-    hints += [_state_fast(program, state) for state in program.states if state.fast is None]
+        hints += [settled.hint, settled.branches]
+    hints += [state.branch_fast for state in program.states if state.fast is None]
     for hint in hints:
         if hint is not None:
             for lead in hint.leads:
@@ -229,7 +221,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
         region = "implicit region" if state.region is None else names[state.region]
         comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
         fast = None
-        plan = state.fast if state.fast is not None else _state_fast(program, state)
+        plan = state.fast if state.fast is not None else state.branch_fast
         if plan is not None:
             fast = f"FastPath({python_literal(''.join(plan.triggers))}"
             if plan.leads:
@@ -237,16 +229,14 @@ def render(program: Program, *, vendored: bool = False) -> str:
             if plan.hold_lead is not None:
                 fast += f", hold_lead={leads[plan.hold_lead]}"
             fast += ")"
-        delims = program.watched(state)
-        reach = reach_back_of(delims)
         states.append(
             {
                 "key": -1 if state.region is None else state.region,
                 "watch": watch,
                 "comment": comment,
                 "fast": fast,
-                "reach": None if reach == program.context else reach,
-                "blind": program.context > 0 and blind(delims),
+                "reach": None if state.reach == program.context else state.reach,
+                "blind": program.context > 0 and state.blind,
             }
         )
     cut = _context_cut_code(program)

@@ -122,7 +122,7 @@ var program = (&rt.Program{
 	Context: 2,
 	Fast: map[int]*rt.FastPath{
 		-1: &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},
-		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0}, // derived from the delimiter trees (compiler/backends/go/plan.py)
+		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0}, // derived from the delimiter trees (compiler/passes/state_plan.py)
 		1:  &rt.FastPath{Triggers: []string{"<"}, Leads: set4, HoldLead: nil},
 	},
 	Ahead: map[int]bool{-1: true, 0: true},

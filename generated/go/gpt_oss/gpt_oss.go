@@ -182,8 +182,8 @@ var program = (&rt.Program{
 	},
 	Context: 224,
 	Fast: map[int]*rt.FastPath{
-		-1: &rt.FastPath{Triggers: []string{"<", "t"}, Leads: set0, HoldLead: set0}, // derived from the delimiter trees (compiler/backends/go/plan.py)
-		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},      // derived from the delimiter trees (compiler/backends/go/plan.py)
+		-1: &rt.FastPath{Triggers: []string{"<", "t"}, Leads: set0, HoldLead: set0}, // derived from the delimiter trees (compiler/passes/state_plan.py)
+		0:  &rt.FastPath{Triggers: []string{"<"}, Leads: set0, HoldLead: set0},      // derived from the delimiter trees (compiler/passes/state_plan.py)
 		1:  &rt.FastPath{Triggers: []string{"<"}, Leads: set6, HoldLead: nil},
 		2:  &rt.FastPath{Triggers: []string{"<"}, Leads: set6, HoldLead: nil},
 	},

@@ -1,4 +1,4 @@
-"""The Go backend's build-time state plan (compiler/backends/go/plan.py):
+"""The build-time state plan (compiler/passes/state_plan.py, State.tree_fast/hold_run/ahead):
 what the Go runtime derived at load time before, now decided by the
 compiler and emitted as tables (Program.Fast, HoldRuns, Ahead). The plan
 was checked equal to the runtime's own derivation on every bundled and
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from compiler.backends.go.plan import plan_state
+from compiler.passes.state_plan import plan_state
 from compiler.pipeline import to_program
 from compiler.regex.charset import regex_set
 from compiler.frontend.source import read
@@ -25,7 +25,11 @@ def _program(template: dict, tmp_path):
 
 
 def _plans(program):
-    return {state.region: plan_state(program, state) for state in program.states}
+    plans = {state.region: plan_state(program, state) for state in program.states}
+    for state in program.states:  # the pass stored exactly the plan on each State
+        plan = plans[state.region]
+        assert (state.tree_fast, state.hold_run, state.ahead) == (plan.derived, plan.hold_run, plan.ahead)
+    return plans
 
 
 def test_lookahead_close_gets_a_derived_fast_path_with_hold_lead():

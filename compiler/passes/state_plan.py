@@ -1,16 +1,18 @@
-"""What the Go runtime needs to know about each parser state, decided at build time.
+"""Pass: what the node-tree runtime needs to know about each parser state (State.tree_fast,
+State.hold_run, State.ahead), decided at build time.
 
-The Go runtime runs regex delimiters as node trees (`rt.Node`, built by
-`compiler/backends/go/__init__.py` from the compiler's regex AST). `go_tree` builds
-the same tree here, node for node, and the Go backend renders it; the state
-plan below reads it, so what it decides is about exactly the tree the
-runtime runs. The runtime only reads the plan (`Program.Fast`,
-`Program.HoldRuns`, `Program.Ahead`); it derives nothing at load time.
+The Go runtime runs regex delimiters as node trees (`rt.Node`, read off the
+compiler's regex AST by compiler/regex/node_tree.py). The Go backend renders
+that tree; the state plan below reads the same tree, so what it decides is
+about exactly the tree the runtime runs. The facts themselves are stated
+without Go (trigger characters, code point ranges, flags) and stored on each
+State; the Go backend renders them as `Program.Fast`, `Program.HoldRuns`,
+`Program.Ahead`, and the runtime derives nothing at load time.
 
 Per state (`plan_state`):
 
 - a derived fast path, for a state the compiler's analysis (`State.fast`,
-  analysis.py) leaves without one because look-arounds come before the
+  fast_path.py) leaves without one because look-arounds come before the
   trigger (`</think>|(?=\\s*<tool_call>)`): every branch of every watched
   delimiter is look-behinds and assertions (which read nothing forward),
   then an optional run of one lead class, then something whose first
@@ -36,129 +38,15 @@ generated parsers behave as they did.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
-from ...ir import CLOSE, LiteralDelimiter, Program, RegexDelimiter, State
-from ...regex.charset import CharSet, set_of
-from ...regex.lookbehind_partial import attempt_entry
-from ...regex.nodes import (
-    BOS,
-    END,
-    EOS,
-    LINE_END,
-    LINE_START,
-    NOT_WORD_BOUNDARY,
-    START,
-    WORD_BOUNDARY,
-    Alt,
-    Anchor,
-    Category,
-    Char,
-    Class,
-    Concat,
-    Dot,
-    Group,
-    Look,
-    Repeat,
-)
-
-# Go node kinds (rt.Op) and assertion kinds (rt.Node.Kind).
-LIT, SET, CONCAT, ALT, REPEAT, GROUP, ASSERT, LOOK, EMPTY = (
-    "Lit",
-    "Set",
-    "Concat",
-    "Alt",
-    "Repeat",
-    "Group",
-    "Assert",
-    "Look",
-    "Empty",
-)
-ANCHOR_KINDS = {
-    BOS: "^",
-    EOS: "$",
-    START: "A",
-    END: "Z",
-    WORD_BOUNDARY: "b",
-    NOT_WORD_BOUNDARY: "B",
-    LINE_START: "L",
-    LINE_END: "E",
-}
-
-Ranges = tuple[tuple[int, int], ...]
-
-
-@dataclass(frozen=True)
-class GoNode:
-    """One rt.Node: Op and the fields the runtime reads."""
-
-    op: str
-    lit: str = ""
-    set: Ranges = ()
-    subs: tuple["GoNode", ...] = ()
-    min: int = 0
-    max: int = 0  # -1: unbounded
-    lazy: bool = False
-    give_back: str | None = None
-    group: int = 0
-    kind: str = ""
-    behind: bool = False
-    negative: bool = False
-
-
-def go_tree(node, give_back: dict[int, str] | None = None) -> GoNode:
-    """The rt.Node tree of an AST node, as the Go backend emits it: runs of
-    case-sensitive characters as one literal, classes (and case-insensitive
-    characters) as code point ranges, non-capturing groups unwrapped, a
-    sequence of one item as that item. give_back: backtrack_literals of the
-    whole regex (repeats by id)."""
-    give_back = give_back or {}
-    if isinstance(node, Char) and not node.icase:
-        return GoNode(LIT, lit=node.char)
-    if isinstance(node, (Char, Dot, Category, Class)):
-        return GoNode(SET, set=set_of(node).ranges)
-    if isinstance(node, Concat):
-        items: list[GoNode] = []
-        run = ""
-        for item in node.items:
-            if isinstance(item, Char) and not item.icase:
-                run += item.char
-                continue
-            if run:
-                items.append(GoNode(LIT, lit=run))
-                run = ""
-            items.append(go_tree(item, give_back))
-        if run:
-            items.append(GoNode(LIT, lit=run))
-        if not items:
-            return GoNode(EMPTY)
-        if len(items) == 1:
-            return items[0]
-        return GoNode(CONCAT, subs=tuple(items))
-    if isinstance(node, Alt):
-        return GoNode(ALT, subs=tuple(go_tree(b, give_back) for b in node.branches))
-    if isinstance(node, Repeat):
-        return GoNode(
-            REPEAT,
-            min=node.min,
-            max=-1 if node.max is None else node.max,
-            lazy=node.lazy,
-            give_back=give_back.get(id(node)),
-            subs=(go_tree(node.body, give_back),),
-        )
-    if isinstance(node, Group):
-        if node.index is None:
-            return go_tree(node.body, give_back)
-        return GoNode(GROUP, group=node.index, subs=(go_tree(node.body, give_back),))
-    if isinstance(node, Anchor):
-        return GoNode(ASSERT, kind=ANCHOR_KINDS[node.kind])
-    if isinstance(node, Look):
-        return GoNode(LOOK, behind=node.behind, negative=node.negative, subs=(go_tree(node.body, give_back),))
-    raise TypeError(f"no Go form for {type(node).__name__}")
-
+from ..ir import CLOSE, LiteralDelimiter, Program, Ranges, RegexDelimiter, State, TreeFast
+from ..regex.lookbehind_partial import attempt_entry
+from ..regex.node_tree import ALT, ASSERT, CONCAT, GROUP, LIT, LOOK, REPEAT, SET, GoNode, go_tree
 
 # --------------------------------------------------------------------------
-# The runtime's helpers (runtime/go), over GoNode.
+# The runtime's helpers (runtime/go), over the node tree.
 # --------------------------------------------------------------------------
 
 
@@ -318,14 +206,7 @@ class Watched:
     entry: Ranges | None = None  # None: any character
 
 
-@dataclass(frozen=True)
-class DerivedFast:
-    triggers: tuple[str, ...]
-    leads: Ranges | None
-    hold_lead: bool
-
-
-def derive_fast_path(watch: list[Watched]) -> DerivedFast | None:
+def derive_fast_path(watch: list[Watched]) -> TreeFast | None:
     """The derived fast path of a state the compiler's analysis left without one, or None."""
     triggers = FirstChars()
     leads: Ranges | None = None
@@ -344,7 +225,7 @@ def derive_fast_path(watch: list[Watched]) -> DerivedFast | None:
     hold = leads is not None and any(
         d.root is not None and subset_of(leads, d.entry) and _holds_at_run_start(d.root, leads) for d in watch
     )
-    return DerivedFast(tuple(chr(c) for c in sorted(triggers.ascii)), leads, hold)
+    return TreeFast(tuple(chr(c) for c in sorted(triggers.ascii)), leads, hold)
 
 
 def _cannot_match_in(run: Ranges, d: Watched) -> bool:
@@ -374,7 +255,7 @@ def hold_run_of(watch: list[Watched]) -> Ranges | None:
 
 @dataclass(frozen=True)
 class StatePlan:
-    derived: DerivedFast | None  # only for a state without State.fast
+    derived: TreeFast | None  # only for a state without State.fast
     hold_run: Ranges | None
     ahead: bool
 
@@ -406,4 +287,17 @@ def plan_state(program: Program, state: State) -> StatePlan:
     return StatePlan(derived, None if has_hold_lead else hold_run_of(watch), ahead)
 
 
-__all__ = ["CharSet", "GoNode", "StatePlan", "go_tree", "plan_state"]
+def _planned(program: Program, state: State) -> State:
+    # A regex outside the project's grammar has no tree: the Go backend refuses such a template.
+    if any(isinstance(d, RegexDelimiter) and d.ast is None for d in program.watched(state)):
+        return state
+    plan = plan_state(program, state)
+    return dataclasses.replace(state, tree_fast=plan.derived, hold_run=plan.hold_run, ahead=plan.ahead)
+
+
+def plan_tree_states(program: Program) -> Program:
+    """Pass: State.tree_fast, State.hold_run and State.ahead of every state."""
+    return dataclasses.replace(program, states=tuple(_planned(program, state) for state in program.states))
+
+
+__all__ = ["StatePlan", "TreeFast", "plan_state", "plan_tree_states"]
