@@ -114,9 +114,7 @@ def mutate(text: str, rng: random.Random, keep: set) -> str:
             return token
         if token.isdigit():
             return token if token == "0" else str(rng.randint(1, 9))
-        return "".join(
-            chr(rng.randint(65, 90)) if ch.isupper() else chr(rng.randint(97, 122)) for ch in token
-        )
+        return "".join(chr(rng.randint(65, 90)) if ch.isupper() else chr(rng.randint(97, 122)) for ch in token)
 
     return TOKEN.sub(swap, text)
 
@@ -161,7 +159,7 @@ class Workload:
             for sample in self.samples
         ]
         for item in items:
-            item["chunks"] = [item["text"][at:at + CHUNK] for at in range(0, len(item["text"]), CHUNK)]
+            item["chunks"] = [item["text"][at : at + CHUNK] for at in range(0, len(item["text"]), CHUNK)]
         return items
 
 

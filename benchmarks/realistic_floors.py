@@ -88,7 +88,7 @@ def content_pieces(piece: str, out: list) -> None:
 
 def prefilled_think(prefix: str) -> bool:
     at = prefix.rfind(ANCHOR)
-    tail = prefix[at + len(ANCHOR):] if at >= 0 else ""
+    tail = prefix[at + len(ANCHOR) :] if at >= 0 else ""
     return tail.rfind("<think>") > tail.rfind("</think>")
 
 
@@ -104,7 +104,7 @@ def qwen3(text: str, prefix: str, tools=None) -> dict:
     if thinking:
         end = text.find("</think>", pos)
         call = text.find("<tool_call>", pos)
-        if call >= 0 and (end < 0 or call < end) and text[call + 11:].lstrip().startswith("{"):
+        if call >= 0 and (end < 0 or call < end) and text[call + 11 :].lstrip().startswith("{"):
             reasoning, pos = text[pos:call], call
         elif end >= 0:
             reasoning, pos = text[pos:end], end + 8
@@ -123,7 +123,7 @@ def qwen3(text: str, prefix: str, tools=None) -> dict:
         body = call + 11
         close = text.find("</tool_call>", body)
         while close >= 0:
-            rest = text[close + 12:].lstrip()
+            rest = text[close + 12 :].lstrip()
             if text[body:close].rstrip().endswith("}") or not rest or rest.startswith(("<tool_call>",) + END_MARKERS):
                 break
             close = text.find("</tool_call>", close + 12)
@@ -162,13 +162,13 @@ def _coder_arguments(body: str) -> dict:
     at = body.find("<parameter=")
     while at >= 0:
         key_end = body.find(">", at)
-        key = body[at + 11:key_end]
+        key = body[at + 11 : key_end]
         start = key_end + 1
         if body.startswith("\n", start):
             start += 1
         close = body.find("</parameter>", start)
         while close >= 0:
-            rest = body[close + 12:].lstrip()
+            rest = body[close + 12 :].lstrip()
             if not rest or rest.startswith("<parameter="):
                 break
             close = body.find("</parameter>", close + 12)
@@ -186,7 +186,7 @@ def qwen3_coder(text: str, prefix: str, tools=None) -> dict:
     while pos < len(text):
         function = text.find("<function=", pos)
         name_end = text.find(">", function + 10) if function >= 0 else -1
-        if name_end < 0 or "\n" in text[function + 10:name_end]:
+        if name_end < 0 or "\n" in text[function + 10 : name_end]:
             content_pieces(text[pos:], content)
             break
         start = function
@@ -194,9 +194,9 @@ def qwen3_coder(text: str, prefix: str, tools=None) -> dict:
         if head.endswith("<tool_call>"):
             start = pos + len(head) - 11
         content_pieces(text[pos:start], content)
-        name = text[function + 10:name_end]
+        name = text[function + 10 : name_end]
         body_end, pos = _coder_call_end(text, name_end + 1)
-        arguments = _coder_arguments(text[name_end + 1:body_end])
+        arguments = _coder_arguments(text[name_end + 1 : body_end])
         if types:
             arguments = typed(arguments, types.get(name))
         calls.append({"type": "function", "function": {"name": name, "arguments": arguments}})

@@ -63,7 +63,14 @@ def run_go(rounds_items: dict, folder: Path) -> dict:
     path = folder / "go_cases.json"
     path.write_text(json.dumps(cases(rounds_items, go=True), ensure_ascii=False), encoding="utf-8")
     env = dict(os.environ, GOWORK="off", GOFLAGS="-mod=mod")
-    subprocess.run(["go", "build", "-o", str(folder / "bench"), "."], cwd=module, env=env, check=True, capture_output=True, text=True)
+    subprocess.run(
+        ["go", "build", "-o", str(folder / "bench"), "."],
+        cwd=module,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     done = subprocess.run([str(folder / "bench"), str(path)], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
@@ -73,7 +80,10 @@ def run_node(rounds_items: dict, folder: Path) -> dict:
     path.write_text(json.dumps(cases(rounds_items), ensure_ascii=False), encoding="utf-8")
     done = subprocess.run(
         ["node", str(HERE / "realistic_node.mjs"), str(path), str(ROOT / "generated" / "js")],
-        capture_output=True, text=True, check=True, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     )
     return json.loads(done.stdout)
 
@@ -85,7 +95,9 @@ def compare(lang: str, name: str, theirs: list, items: list[dict], notes: list[s
     module = load_module(name)
     differ = 0
     for item, got in zip(items, theirs):
-        mine = outcome(lambda item=item: module.parse_response(item["text"], prefix=item["prefix"], tools=item["tools"]))
+        mine = outcome(
+            lambda item=item: module.parse_response(item["text"], prefix=item["prefix"], tools=item["tools"])
+        )
         if isinstance(mine, tuple):
             differ += "error" not in got
         elif "ok" not in got or json.loads(json.dumps(mine)) != got["ok"]:

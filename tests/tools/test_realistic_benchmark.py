@@ -36,7 +36,9 @@ def test_variants_keep_the_shape_and_the_delimiters(qwen3):
         assert realistic.shape(qwen3.reference_whole(item)) == sample["shape"]
         for literal in ("<think>", "</think>", "<tool_call>", "</tool_call>", "<|im_end|>", '"name"', '"arguments"'):
             assert item["text"].count(literal) == sample["text"].count(literal)
-        assert item["prefix"].endswith("<|im_start|>assistant\n") == sample["prefix"].endswith("<|im_start|>assistant\n")
+        assert item["prefix"].endswith("<|im_start|>assistant\n") == sample["prefix"].endswith(
+            "<|im_start|>assistant\n"
+        )
 
 
 def test_mutate_keeps_escapes_zeros_and_kept_words():
@@ -57,8 +59,14 @@ def test_floors_give_the_compiled_message(name):
 
 def test_misses_are_named_from_the_rows():
     row = {
-        "template": "t", "problems": [], "whole_ratio": 12.0, "stream_ratio": 7.0, "setup_ratio": 1.5,
-        "floor_ratio": 3.0, "c_whole_ns": 1000.0, "c_stream_ns": 2000.0,
+        "template": "t",
+        "problems": [],
+        "whole_ratio": 12.0,
+        "stream_ratio": 7.0,
+        "setup_ratio": 1.5,
+        "floor_ratio": 3.0,
+        "c_whole_ns": 1000.0,
+        "c_stream_ns": 2000.0,
     }
     ports = {"js": {"t": {"whole": 900.0, "stream": 2500.0}}, "go": {"t": {"whole": 100.0, "stream": 100.0}}}
     missed = realistic.misses([row], ports)
