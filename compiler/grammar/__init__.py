@@ -41,7 +41,7 @@ def grammar_for_source(source, tools=None, *, format="lark", prefix="", tool_cho
         f"{format} grammar for response template '{source.name}' (python -m compiler grammar)",
         f"tools: {', '.join(t.name for t in builder.tools) or 'none'}; tool_choice={tool_choice} "
         f"parallel={bool(parallel)} reasoning={reasoning}; prefix sha-1 {_digest(prefix)}",
-    ]
+    ] + built.notes
     if format == "lark":
         from .lark import LarkPrinter
 

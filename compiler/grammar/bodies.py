@@ -16,7 +16,7 @@ from ..regex.nodes import Concat, Group, Look
 from . import model as m
 from . import regexconv as rc
 from .binding import Tool, _merge, _place
-from .schema import STANDARD, WS, Dialect, Expander
+from .schema import STANDARD, WS, WS_CHARS, Dialect, Expander
 from .witness import FILL, _compiled
 
 
@@ -95,7 +95,10 @@ class CallBodies:
         if "tag_pattern" not in args:
             raise m.GrammarError(where + ".tag_pattern", "missing")
         if args.get("merge_duplicates"):
-            raise m.GrammarError(where + ".merge_duplicates", "not expressible: values would become lists")
+            # Repeated keys would become lists: the grammar writes each key once.
+            note = "merge_duplicates: each argument is written once (a repeated key would make its value a list)"
+            if note not in self.g.notes:
+                self.g.notes.append(note)
         value_parser = args.get("value_parser") or {}
         if path:
             inner = value_parser.get("args", {}) if value_parser.get("name") == "xml-inline" else None
@@ -122,7 +125,7 @@ class CallBodies:
             if "followed by a literal" not in str(error):
                 raise
             forms = self.xml_forms(args, tool, where, props, required, value_parser, error)
-            return m.seq(forms, WS) if trailing else forms
+            return m.seq(forms, self.ws()) if trailing else forms
         # Tags one per line; else separated by commas (Python call arguments).
         sep = None
         for text, node in (("\n", WS), (", ", m.seq(m.Lit(","), WS))):
@@ -131,9 +134,7 @@ class CallBodies:
                 break
         if sep is None:
             self.check_tags_read_back(args, where, list(props)[:2], members)
-        from .schema import members_in_order
-
-        return m.seq(WS, members_in_order(self.g, list(props), required, members, sep), WS)
+        return m.seq(self.ws(), self.members(args, list(props), required, members, sep), self.ws())
 
     # Tag patterns that read several forms (`<parameter name="k">v</parameter>`
     # or a JSON object; an invoke with arguments or self-closing): each form
@@ -179,15 +180,20 @@ class CallBodies:
                 start.setdefault(key, []).append(node)
         from .schema import members_in_order
 
-        for found in by_start.values():
-            if set(found) != set(props):
-                continue
+        json_form = self.json_object_form(pattern, tool, props, required)
+        complete = [found for found in by_start.values() if set(found) == set(props)]
+        # One form (MiniMax's parameter tags): in any order; several forms
+        # (deepseek_v32's tags, JSON members): in the schema's order.
+        single = len(complete) == 1 and json_form is None
+        for found in complete:
             members = {k: m.alt(*found[k]) for k in props}
             for text, sep in (("\n", WS), (", ", m.seq(m.Lit(","), WS))):
                 if self.tags_read_back(args, list(props)[:2], members, text):
-                    forms.append(m.seq(WS, members_in_order(self.g, list(props), required, members, sep)))
+                    if single:
+                        forms.append(m.seq(self.ws(), self.members(args, list(props), required, members, sep, text)))
+                    else:
+                        forms.append(m.seq(WS, members_in_order(self.g, list(props), required, members, sep)))
                     break
-        json_form = self.json_object_form(pattern, tool, props, required)
         if json_form is not None:
             forms.append(json_form)
         if not forms:
@@ -316,6 +322,29 @@ class CallBodies:
                     out.append(node)
         return list(dict.fromkeys(out))
 
+    def ws(self) -> m.Node:
+        """Whitespace around and between argument tags: a rule, so a lexeme
+        of its own wherever it is written. Greedy lexers (llguidance) would
+        otherwise read it with the literal after it (`\\s*<parameter`) and
+        lose the other ways on (`\\s*</invoke>`)."""
+        return self.g.add("ws", WS)
+
+    def members(self, args, order, required, members, sep, sep_text=None) -> m.Node:
+        """The argument tags in any order, each once (schema.members_any_order),
+        when two of them read back in either order; else in schema order."""
+        from .schema import members_any_order, members_in_order
+
+        if sep_text is None:
+            sep_text = "\n" if sep == WS else ", "
+        if len(order) >= 2 and self.tags_read_back(args, order[:2][::-1], members, sep_text):
+            if sep == WS:
+                # Whitespace between tags is a lexeme of its own (a rule), as
+                # around them: a greedy lexer never reads it as the start of
+                # one next tag (or the close) and loses the others.
+                sep = self.ws()
+            return members_any_order(self.g, order, required, members, sep)
+        return members_in_order(self.g, order, required, members, sep)
+
     def tags_read_back(self, args: dict, keys: list[str], members: dict, sep: str) -> bool:
         if not keys:
             return True
@@ -373,7 +402,21 @@ class CallBodies:
             after = rc.to_node(Concat(after_items), key_sub, at_start=True, at_end=False)
             if after is None:
                 after = rc.to_node(Concat(after_items), key_sub, at_start=True, at_end=True)
-            return m.seq(before, raw, after)
+            typed = m.seq(before, raw, after)
+            if not (value_parser or {}).get("name") == "json" or not ((value_parser or {}).get("args") or {}).get(
+                "allow_non_json"
+            ):
+                return typed
+            found = rc.splits(Concat(after_items))
+            if found is None or len(found) != 1:
+                return typed
+            post = rc.to_node(Concat(found[0].post), key_sub, at_start=True, at_end=True)
+            pre = rc.to_node(Concat(found[0].pre), key_sub, at_start=True, at_end=True)
+            untyped = non_json_text(schema, found[0].trigger, post, pre) if None not in (post, pre) else None
+            if untyped is None:
+                return typed
+            # The tag's literal once, then either form (one lexeme with what precedes it).
+            return m.seq(before, m.alt(m.seq(raw, after), self.g.add("raw_string", untyped)))
         substituted = tuple(_substitute_key(item, key) for item in after_items)
         found = rc.splits(Concat(substituted))
         if found is None or len(found) != 1:
@@ -433,6 +476,74 @@ class CallBodies:
                 f"the open pattern's '{group}' group cannot match {tool.name!r}",
             )
         return {group: m.Lit(tool.name)}
+
+
+# Raw text that `json.loads` reads as a value once stripped: what a raw
+# string must not be (for a `json` value parser with `allow_non_json`, the
+# text is the string only when it is not JSON). The grammar keeps raw
+# strings off every text that starts with a quote, a bracket or a brace,
+# off numbers and off the words themselves; those strings are written
+# JSON-quoted.
+JSON_WORDS = ("true", "false", "null", "NaN", "Infinity")
+JSON_HEADS = CharSet.chars('"[{-0123456789') | WS_CHARS
+
+
+def _reads_as_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def non_json_text(schema, trigger: str, post: m.Node, pre: m.Node = m.EMPTY) -> m.Node | None:
+    """A value written raw, as a model writes a string (`<p=city>Paris</p>`),
+    where a `json` value parser with `allow_non_json` reads it as that
+    string: text up to `trigger` (then `post`) that is not JSON once
+    stripped. For an enum (or const), its strings that are not JSON; for a
+    string type, any such text; None: no raw form (other types). `pre`:
+    what the pattern allows between the value and the trigger (`\\s*`)."""
+    if not isinstance(schema, dict):
+        return None
+    stop = CharSet.chars(trigger[0])
+    close = m.seq(m.Lit(trigger), post)
+    if "enum" in schema or "const" in schema:
+        values = schema.get("enum", [schema.get("const")])
+        safe = [
+            v
+            for v in values
+            if isinstance(v, str) and v == v.strip() and v and trigger not in v + trigger[:-1] and not _reads_as_json(v)
+        ]
+        return m.alt(*(m.seq(m.Lit(v), pre, close) for v in safe)) if safe else None
+    kind = schema.get("type")
+    if not (kind == "string" or (isinstance(kind, list) and "string" in kind)):
+        return None
+    if "anyOf" in schema or "oneOf" in schema:
+        return None
+    rest = m.Until((trigger,), ((trigger, post),), False)
+    words = CharSet.chars("".join(w[0] for w in JSON_WORDS))
+    options = [close, m.seq(m.Chars((JSON_HEADS | words | stop).complement()), rest)]
+    # A number's characters, then (after whitespace) something else: not a
+    # number (`3 apples`, `10am`, `x-ray` is plain); after a minus no
+    # `Infinity`.
+    numeric = CharSet.chars("0123456789.eE+-")
+    options.append(
+        m.seq(
+            m.Chars(CharSet.chars("-0123456789")),
+            m.Rep(m.Chars(numeric), 0, None),
+            WS,
+            m.Chars((numeric | WS_CHARS | stop | CharSet.chars("IN")).complement()),
+            rest,
+        )
+    )
+    for word in JSON_WORDS:
+        for i in range(1, len(word)):
+            # A proper prefix of the word, then the end or another character.
+            other = m.Chars((CharSet.chars(word[i]) | stop).complement())
+            options.append(m.seq(m.Lit(word[:i]), m.alt(close, m.seq(other, rest))))
+        # The whole word, then more than whitespace.
+        options.append(m.seq(m.Lit(word), WS, m.Chars((WS_CHARS | stop).complement()), rest))
+    return m.alt(*options)
 
 
 # A JSON string character that is neither a quote, a backslash nor a control

@@ -32,10 +32,14 @@ WS = m.Rep(m.Chars(WS_CHARS), 0, None)
 DIGIT = m.Chars(CharSet.of([(ord("0"), ord("9"))]))
 HEX = m.Chars(CharSet.of([(ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))]))
 INTEGER = m.seq(m.opt(m.Lit("-")), m.alt(m.Lit("0"), m.seq(m.Chars(CharSet.of([(ord("1"), ord("9"))])), m.Rep(DIGIT, 0, None))))
+# Numbers stay finite: at most 16 integer digits and a two-digit exponent
+# (a parser reading `1E999` gets infinity, which no schema's number is, and
+# a value parser casting text keeps it a string).
 NUMBER = m.seq(
-    INTEGER,
+    m.opt(m.Lit("-")),
+    m.alt(m.Lit("0"), m.seq(m.Chars(CharSet.of([(ord("1"), ord("9"))])), m.Rep(DIGIT, 0, 15))),
     m.opt(m.seq(m.Lit("."), m.Rep(DIGIT, 1, None))),
-    m.opt(m.seq(m.Chars(CharSet.chars("eE")), m.opt(m.Chars(CharSet.chars("+-"))), m.Rep(DIGIT, 1, None))),
+    m.opt(m.seq(m.Chars(CharSet.chars("eE")), m.opt(m.Chars(CharSet.chars("+-"))), m.Rep(DIGIT, 1, 2))),
 )
 # Escapes as llguidance's JSON writes them (no `\/`; `\u` only for control
 # characters), so every format accepts the same strings.
@@ -232,3 +236,39 @@ def members_in_order(
         return node
 
     return from_index(0, True)
+
+
+# Most properties whose every order is written (one rule per set of keys
+# already written: 2**n rules); beyond it, schema order.
+ANY_ORDER_LIMIT = 8
+
+
+def members_any_order(
+    grammar: m.Grammar, order: list[str], required: list[str], members: dict[str, m.Node], sep: m.Node
+) -> m.Node:
+    """Members in any order, each at most once, the required ones all
+    present: one rule per set of keys already written. More than
+    ANY_ORDER_LIMIT members: schema order (members_in_order)."""
+    if len(order) > ANY_ORDER_LIMIT or len(order) < 2:
+        return members_in_order(grammar, order, required, members, sep)
+    index = {k: i for i, k in enumerate(order)}
+    need = sum(1 << index[k] for k in required)
+    full = (1 << len(order)) - 1
+    names: dict[int, m.Ref] = {}
+
+    def state(done: int) -> m.Node:
+        if done == full:
+            return m.EMPTY
+        if done in names:
+            return names[done]
+        # The separator is written with each member (one lexeme with its
+        # first literal, as members_in_order does, for greedy lexers).
+        node = m.alt(*(m.seq(m.EMPTY if done == 0 else sep, members[k], state(done | 1 << i))
+                       for i, k in enumerate(order) if not done >> i & 1))
+        if done & need == need:
+            node = m.alt(node, m.EMPTY)  # what ends a loop comes last (grammar_engine.walk finishes on it)
+        ref = grammar.add(f"any_order_{done:x}", node)
+        names[done] = ref
+        return ref
+
+    return state(0)
