@@ -10,24 +10,24 @@ the matcher backtracks into the repeat at `pos` (the repeat started at
 character and retry the tail: it looks at the tail's *test*, the first
 thing the tail reads (`_regex.c`, `set_test_node`), and
 
-- test is one character (a literal, `[x]`, a one-character repeat `x+` /
-  `x{2}` of one, or a factored alternation's common first character):
-  before reading `text[pos]` it checks whether `pos + 1 >= len(text)`;
-  if so, partial=True makes the attempt a partial match, *whether or not*
-  the body matches `text[pos]` and even when the repeat is at its maximum
-  count (`a[^q]*?x` on "aq": a partial match at 0, though `[^q]` cannot
-  read "q"). Otherwise: at the maximum, or when the body does not match
+- test is one character (a literal, `[x]`, `(x)`, a repeat `x+` / `x{2}`
+  of one): before reading `text[pos]` it checks whether `pos + 1 >=
+  len(text)`; if so, partial=True makes the attempt a partial match,
+  *whether or not* the body matches `text[pos]` (`a[^q]*?x` on "aq": a
+  partial match at 0, though `[^q]` cannot read "q"). Otherwise: at the
+  maximum, or when the body does not match
   `text[pos]`, the repeat fails; else it takes the character and goes on
   (the tail is only tried where its character is).
 - test is a literal string of two or more characters S (a run of literal
   characters after the repeat, capturing-group boundaries ending the run,
   non-capturing groups transparent, entering a repeated group of count at
   least one): it searches forwards for the first occurrence of S starting
-  at `pos + 1` or later and ending by `E = min(len(text), start + max +
-  len(S))`. If there is none, partial=True makes the attempt a partial match
-  (again whatever the body would say of the characters in between: `\\s*?<a>`
-  on " x" is a partial match at 0; bounded, `a[^q]{0,2}?xy` on "aqqqqxyqz"
-  too, since the occurrence at 5 ends past E). If there is one at `p`, the
+  at `pos + 1` or later (for a bounded repeat the source says: and ending
+  by `start + max + len(S)`; bounded repeats are refused, see below). If
+  there is none, partial=True makes the attempt a partial match (again
+  whatever the body would say of the characters in between: `\\s*?<a>` on
+  " x" is a partial match at 0, `a[^q]*?xy` on "aqqqqqz" one at 0). If
+  there is one at `p`, the
   body must match every character of `text[pos:p]` (else the repeat fails)
   and the tail is tried at `p`; when it fails, the search goes on from `p`.
   Without partial, "none" is a plain failure, so complete matches are the
@@ -59,14 +59,21 @@ rules above is not the one its source suggests, e.g. `\\s{0,3}?<a>` on
 m > 1, and a pattern that opens with a lazy repeat of minimum 0
 (`[^q]*?x`: the module then attempts matches from positions no match can
 start at, and the first rule fires there: a partial match at 0 on "q",
-none for `[^qr]*?x`; `\\s*?\\b` on "|\\n" is a partial match at 1). Lazy repeats of groups (LAZY_REPEAT) are not concerned here:
-they are refused where any repeated group is (automaton.partial_problem).
+none for `[^qr]*?x`; `\\s*?\\b` on "|\\n" is a partial match at 1), and
+lazy repeats of groups (the module's LAZY_REPEAT, not modelled).
+
+How this was read: from `_regex.c` (the LAZY_REPEAT_ONE backtrack case and
+`simple_string_search`, which reports "off the end of the text" for a
+string it does not find), then corrected and bounded by the module's
+answers; tests/regex/test_partial_search_ports.py checks both ports against
+the module on generated lazy patterns of every shape (regex_strategies.
+random_lazy_pattern), every prefix of each text.
 """
 
 from __future__ import annotations
 
-from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, root_of
 from .analysis import nullable
+from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, root_of
 from .syntax import to_source
 
 _CLOSE = "close"  # a capturing group ends: skipped, but ends a literal run
