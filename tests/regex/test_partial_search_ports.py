@@ -120,6 +120,7 @@ def _lazy_cases() -> list[tuple[str, str]]:
         r"\[\[(?P<name>[^<｜\n]+?)\|": 40,
         r"<tool_call>.*?</tool_call>": 20,
         r"<\|channel\|>(?P<channel>[^<]*?)<\|message\|>": 20,
+        r"<\|channel\|>commentary to=functions\.(?P<name>.*?)(?: <\|constrain\|>json)?<\|message\|>": 20,
     }
     while len(patterns) < 260:
         patterns.setdefault(random_lazy_pattern(rng), 6)
