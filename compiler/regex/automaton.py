@@ -44,7 +44,9 @@ except where the module computes them its own way (`partial_problem`), and
 there `search(partial=True)` raises `UnsupportedPattern` (`partial_exact`
 is False; `compile_automaton(ast, partial=True)` refuses up front):
 - lazy repeats: the module reports partial matches no match starts with
-  (`\\s*?<a>` on " x" is a partial match at 0);
+  (`\\s*?<a>` on " x" is a partial match at 0; lazy_partial.py has the
+  model for one-character bodies, which the JavaScript and Go matchers
+  follow, `partial_problem(ast, ports=True)`);
 - repeats of more than one character that can iterate again (`(?:ab)*`,
   `(?:<a>\\s*){1,3}`): the module does not count a further iteration that
   would start at the end of the text (`(?:ab)*^c` on "ab": no partial
@@ -65,6 +67,7 @@ from dataclasses import dataclass
 from .analysis import first_set, nullable, regex_module_quirk
 from .charset import CharSet, set_of, word_set
 from .errors import UnsupportedPattern
+from .lazy_partial import lazy_problem
 from .nodes import (
     BOS,
     END,
@@ -385,10 +388,23 @@ def _is_lookbehind(node: Node) -> bool:
     return isinstance(node, Look) and node.behind
 
 
-def partial_problem(ast: Regex | Node) -> str | None:
+def _one_char_body(node: Repeat) -> bool:
+    body = node.body
+    while isinstance(body, Group) and body.index is None:
+        body = body.body
+    return isinstance(body, (Char, Dot, Category, Class))
+
+
+def partial_problem(ast: Regex | Node, *, ports: bool = False) -> str | None:
     """Why the `regex` module's partial matches for this pattern are not
-    the ones the automaton computes, or None."""
+    the ones the automaton computes, or None. With `ports`: the ones the
+    JavaScript and Go matchers compute, which also reproduce the module's
+    partial matches for lazy one-character repeats (lazy_partial.py)."""
     root = root_of(ast)
+    if ports:
+        why = lazy_problem(root)
+        if why:
+            return why
     if first_set(root).is_full():
         return (
             "the pattern can start with any character: the regex module's partial search reads past the "
@@ -396,6 +412,8 @@ def partial_problem(ast: Regex | Node) -> str | None:
         )
     for node in walk(root, skip=_is_lookbehind):
         if not isinstance(node, Repeat) or node.min == node.max:
+            continue
+        if node.lazy and ports and _one_char_body(node):
             continue
         if node.lazy:
             return (

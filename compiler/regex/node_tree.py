@@ -73,6 +73,7 @@ class GoNode:
     max: int = 0  # -1: unbounded
     lazy: bool = False
     give_back: str | None = None
+    lazy_tail: str | None = None  # lazy one-character repeat: its tail's test (lazy_partial.lazy_tails)
     group: int = 0
     kind: str = ""
     behind: bool = False
@@ -84,7 +85,7 @@ def go_tree(node, give_back: dict[int, str] | None = None) -> GoNode:
     case-sensitive characters as one literal, classes (and case-insensitive
     characters) as code point ranges, non-capturing groups unwrapped, a
     sequence of one item as that item. give_back: backtrack_literals of the
-    whole regex (repeats by id)."""
+    whole regex (repeats by id), and for lazy repeats lazy_partial.lazy_tails."""
     give_back = give_back or {}
     if isinstance(node, Char) and not node.icase:
         return GoNode(LIT, lit=node.char)
@@ -116,7 +117,8 @@ def go_tree(node, give_back: dict[int, str] | None = None) -> GoNode:
             min=node.min,
             max=-1 if node.max is None else node.max,
             lazy=node.lazy,
-            give_back=give_back.get(id(node)),
+            give_back=None if node.lazy else give_back.get(id(node)),
+            lazy_tail=give_back.get(id(node)) if node.lazy else None,
             subs=(go_tree(node.body, give_back),),
         )
     if isinstance(node, Group):

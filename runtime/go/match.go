@@ -1,6 +1,9 @@
 package rt
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // cannotStart: a forward match of n cannot start at i (it must read a
 // character that cannot begin it, or its leading literal is not there).
@@ -328,6 +331,9 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, items []*Node, next
 		}
 		count++
 	}
+	if n.Lazy && n.LazyTest && !back && m.behind == 0 {
+		return m.lazyTail(n, body, i, j, count, func(j int) bool { return m.seq(items, next, j, back, k) })
+	}
 	if n.Lazy {
 		for {
 			if m.seq(items, next, j, back, k) {
@@ -372,6 +378,112 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, items []*Node, next
 		} else {
 			_, size := utf8.DecodeLastRuneInString(m.text[:j])
 			j -= size
+		}
+	}
+}
+
+// lazyTail is a lazy one-character repeat backtracked as the `regex` module
+// does (compiler/regex/lazy_partial.py): when its tail's test is one
+// character, backtracking at the text's last character (or its end) makes
+// a partial match whatever the body says; when it is a string, the string
+// is searched for from one character on, and not finding it (ending by
+// start + Max + its length) makes one; otherwise one character at a time,
+// never reading at the end once the repeat got there. j is where the
+// minimum count ended.
+func (m *machine) lazyTail(n, body *Node, start, j, count int, k func(int) bool) bool {
+	text, tail := m.text, n.LazyTail
+	size := len(text)
+	bounded := n.Max >= 0
+	partial := func() bool {
+		if m.partial {
+			m.hit = true
+			return true
+		}
+		return false
+	}
+	if k(j) {
+		return true
+	}
+	if bounded && count >= n.Max {
+		return false
+	}
+	if tail == "" {
+		if j >= size {
+			return partial()
+		}
+		for {
+			next := m.step(body, j, false)
+			if next < 0 {
+				return false
+			}
+			j, count = next, count+1
+			if k(j) {
+				return true
+			}
+			if j >= size || bounded && count >= n.Max {
+				return false
+			}
+		}
+	}
+	if utf8.RuneCountInString(tail) == 1 {
+		for {
+			for {
+				if j >= size {
+					return partial()
+				}
+				if _, w := utf8.DecodeRuneInString(text[j:]); j+w >= size {
+					return partial()
+				}
+				if bounded && count >= n.Max {
+					return false
+				}
+				next := m.step(body, j, false)
+				if next < 0 {
+					return false
+				}
+				j, count = next, count+1
+				if strings.HasPrefix(text[j:], tail) {
+					break
+				}
+			}
+			if k(j) {
+				return true
+			}
+			if bounded && count >= n.Max {
+				return false
+			}
+		}
+	}
+	limit := size // where an occurrence must end
+	if bounded {
+		limit = start
+		for steps := n.Max + utf8.RuneCountInString(tail); steps > 0 && limit < size; steps-- {
+			_, w := utf8.DecodeRuneInString(text[limit:])
+			limit += w
+		}
+	}
+	for {
+		if j >= size {
+			return partial()
+		}
+		_, w := utf8.DecodeRuneInString(text[j:])
+		found := strings.Index(text[j+w:], tail)
+		if found < 0 || j+w+found+len(tail) > limit {
+			return partial()
+		}
+		found += j + w
+		for j < found {
+			next := m.step(body, j, false)
+			if next < 0 {
+				return false
+			}
+			j, count = next, count+1
+		}
+		if k(j) {
+			return true
+		}
+		if bounded && count >= n.Max {
+			return false
 		}
 	}
 }

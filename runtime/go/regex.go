@@ -41,6 +41,12 @@ type Node struct {
 	// literal just left of it, which the `regex` module searches for when
 	// the repeat gives characters back (compiler/regex/lookbehind_partial.py).
 	GiveBack string
+	// LazyTest, on a lazy one-character repeat read forwards: backtrack it
+	// as the `regex` module does, by the literal LazyTail its tail's test
+	// reads ("": the test is no literal), which decides where it reports
+	// partial matches (compiler/regex/lazy_partial.py).
+	LazyTest bool
+	LazyTail string
 
 	first *firstChars // what a forward match of the node reads first (set by prepare)
 	// possessive, on a greedy one-character repeat in a sequence: what

@@ -16,9 +16,11 @@
 //   [2, branches]                alternation, in priority order
 //   [3, index, name, body]       capturing group
 //   [4, min, max, lazy, body, literal?]
-//                                repeat (max -1: unbounded); `literal`, inside look-behinds only:
-//                                the string the `regex` module searches for when it gives back
-//                                (compiler/regex/lookbehind_partial.py)
+//                                repeat (max -1: unbounded); `literal`: on a greedy repeat inside
+//                                a look-behind, the string the `regex` module searches for when it
+//                                gives back (compiler/regex/lookbehind_partial.py); on a lazy
+//                                one-character repeat, the literal its tail's test reads
+//                                (compiler/regex/lazy_partial.py)
 //   [5, kind]                    assertion: 0 start, 1 end (\Z), 2 end or before a final "\n" ($),
 //                                3 word boundary, 4 not a word boundary, 5 start or after a "\n"
 //                                ((?m)^), 6 end or before a "\n" ((?m)$)
@@ -31,7 +33,9 @@
 // the end makes a partial match where it starts), except inside a
 // look-behind, where the module reports none; there, a one-character repeat
 // that gives back before a literal string makes one when the string is not
-// found (see compiler/regex/lookbehind_partial.py).
+// found (see compiler/regex/lookbehind_partial.py). A lazy one-character
+// repeat before a literal reports the module's own partial matches when it
+// backtracks (compiler/regex/lazy_partial.py, _lazyTail).
 
 import { WORD } from "./unicode.mjs";
 
@@ -298,6 +302,7 @@ export class Regex {
           }
         : (s, i) => i > 0 && inRanges(ranges, codePointBefore(s, i));
       if (lazy) {
+        const tail = dir > 0 && !behind ? literal : null;
         return (i, k) => {
           const s = ctx.s;
           let count = 0;
@@ -307,6 +312,7 @@ export class Regex {
             j = step(s, j);
             count++;
           }
+          if (tail !== null) return this._lazyTail(ranges, min, max, tail, i, j, count, k);
           for (;;) {
             if (k(j)) return true;
             if (max >= 0 && count >= max) return false;
@@ -370,6 +376,82 @@ export class Regex {
     }
     if (this._ctx.partial) this._ctx.hit = true;
     return false;
+  }
+
+  // A lazy one-character repeat whose tail's test is the literal `tail`, as
+  // the `regex` module backtracks it (compiler/regex/lazy_partial.py): with
+  // one character, backtracking at the text's last character (or its end)
+  // makes a partial match whatever the body says; with a string, it is
+  // searched for from one character on, and not finding it (ending by
+  // `start + max + len`) makes a partial match. `j` is where the minimum
+  // count (`count`) ended; the repeat started at `start`.
+  _lazyTail(ranges, min, max, tail, start, j, count, k) {
+    const ctx = this._ctx;
+    const s = ctx.s;
+    const n = s.length;
+    const bounded = max >= 0;
+    if (k(j)) return true;
+    if (bounded && count >= max) return false;
+    if (tail.length === 0) {
+      // Not a literal: one character at a time, but never reading at the
+      // end of the text once the repeat got there.
+      if (j >= n) {
+        if (ctx.partial) ctx.hit = true;
+        return false;
+      }
+      for (;;) {
+        if (!inRanges(ranges, s.codePointAt(j))) return false;
+        j = nextIndex(s, j);
+        count++;
+        if (k(j)) return true;
+        if (j >= n || (bounded && count >= max)) return false;
+      }
+    }
+    if (tail.length === 1 || (tail.length === 2 && tail.codePointAt(0) > 0xffff)) {
+      for (;;) {
+        for (;;) {
+          if (j >= n || nextIndex(s, j) >= n) {
+            if (ctx.partial) ctx.hit = true;
+            return false;
+          }
+          if (bounded && count >= max) return false;
+          if (!inRanges(ranges, s.codePointAt(j))) return false;
+          j = nextIndex(s, j);
+          count++;
+          if (s.startsWith(tail, j)) break;
+        }
+        if (k(j)) return true;
+        if (bounded && count >= max) return false;
+      }
+    }
+    // E: where an occurrence must end, start + max + len(tail) code points at most.
+    let limit = n;
+    if (bounded) {
+      limit = start;
+      let steps = max + Array.from(tail).length;
+      while (steps > 0 && limit < n) {
+        limit = nextIndex(s, limit);
+        steps--;
+      }
+    }
+    for (;;) {
+      if (j >= n) {
+        if (ctx.partial) ctx.hit = true;
+        return false;
+      }
+      const found = s.indexOf(tail, nextIndex(s, j));
+      if (found < 0 || found + tail.length > limit) {
+        if (ctx.partial) ctx.hit = true;
+        return false;
+      }
+      while (j < found) {
+        if (!inRanges(ranges, s.codePointAt(j))) return false;
+        j = nextIndex(s, j);
+        count++;
+      }
+      if (k(j)) return true;
+      if (bounded && count >= max) return false;
+    }
   }
 
   _entryOk(s, p) {

@@ -23,7 +23,10 @@ from compiler.conformance.go import go_env
 from compiler.ir import RegexDelimiter
 from compiler.pipeline import to_program
 from compiler.regex import parse
+from compiler.regex.automaton import partial_problem
+from compiler.regex.emit import js_problems
 from compiler.regex.lookbehind_partial import backtrack_literals
+from regex_strategies import random_lazy_pattern, random_lazy_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -107,7 +110,35 @@ def _cases() -> list[tuple[str, str]]:
     return cases
 
 
-CASES = _cases()
+def _lazy_cases() -> list[tuple[str, str]]:
+    """Lazy repeats of every shape (regex_strategies.random_lazy_pattern)
+    that the ports accept, and the issue's two opens, on random texts cut
+    at every length (a stream fed one character at a time)."""
+    rng = random.Random(37)
+    patterns = {
+        r"<｜tool▁call▁begin｜>(?P<name>[^<｜]+?)<｜tool▁sep｜>": 40,
+        r"\[\[(?P<name>[^<｜\n]+?)\|": 40,
+        r"<tool_call>.*?</tool_call>": 20,
+        r"<\|channel\|>(?P<channel>[^<]*?)<\|message\|>": 20,
+        r"<\|channel\|>commentary to=functions\.(?P<name>.*?)(?: <\|constrain\|>json)?<\|message\|>": 20,
+    }
+    while len(patterns) < 260:
+        patterns.setdefault(random_lazy_pattern(rng), 6)
+    cases = []
+    for pattern, count in patterns.items():
+        try:
+            ast = parse(pattern)
+        except Exception:  # noqa: BLE001 - a few generated ones are not in the grammar
+            continue
+        if partial_problem(ast, ports=True) or js_problems(ast):
+            continue
+        for _ in range(count):
+            text = random_lazy_text(rng, pattern)
+            cases += [(pattern, text[:cut]) for cut in range(len(text) + 1)]
+    return list(dict.fromkeys(cases))
+
+
+CASES = _cases() + _lazy_cases()
 
 
 def _rows():
@@ -258,3 +289,32 @@ def test_go_matcher_agrees_with_the_regex_module(tmp_path: Path):
     got = [None if r is None else [r[0], r[1], r[2]] for r in json.loads(done.stdout)]
     wrong = _report(rows, got)
     assert not wrong, "\n".join(wrong[:20])
+
+
+def test_lazy_shapes_the_ports_follow_and_refuse():
+    """compiler/regex/lazy_partial.py: what each lazy one-character repeat's
+    tail test is, and the shapes both backends refuse for opens and closes."""
+    from compiler.errors import TemplateError
+    from compiler.frontend import source as sources
+    from compiler.backends import go as go_backend
+    from compiler.regex.lazy_partial import lazy_problem, lazy_tails
+
+    def tails(pattern):
+        return sorted(lazy_tails(parse(pattern)).values())
+
+    assert tails(r"<｜tool▁call▁begin｜>(?P<name>[^<｜]+?)<｜tool▁sep｜>") == ["<｜tool▁sep｜>"]
+    assert tails(r"\[\[(?P<name>[^<｜\n]+?)\|") == ["|"]
+    assert tails(r"a.*?(x)y") == ["x"]  # a capturing group ends the string
+    assert tails(r"a.*?(?:x)y") == ["xy"]
+    assert tails(r"a.*?x+") == ["x"]
+    assert tails(r"a.*?(?=x)") == [""]
+    assert tails(r"(?:a.*?|b)xy") == ["xy"]
+    for pattern in (r"<｜tool▁call▁begin｜>(?P<name>[^<｜]+?)<｜tool▁sep｜>", r"<a>.*?</a>", r"x\s*?<a>"):
+        assert partial_problem(parse(pattern), ports=True) is None
+    for pattern in (r"a\s{0,3}?<a>", r"a\s??<a>", r"a\s{2,}?<a>", r"a(?:ab)*?c", r"[^q]*?x", r"a.*?(?i:xy)", r"a.*?(?:xa|xb)"):
+        assert lazy_problem(parse(pattern)), pattern
+    template = {"start_anchor": "<a>", "fields": {"content": {"close_pattern": r"x\s{0,3}?<a>"}}}
+    with pytest.raises(TemplateError, match="lazy quantifier"):
+        go_backend.render(to_program(sources.from_dict(template, "t")))
+    with pytest.raises(TemplateError, match="lazy quantifier"):
+        js_backend.render(to_program(sources.from_dict(template, "t")))

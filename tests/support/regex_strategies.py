@@ -140,3 +140,34 @@ def random_pattern(rng, depth: int = 3, lazy: bool = False, leaf_anchors: bool =
 
 def random_text(rng, size: int = 9) -> str:
     return "".join(rng.choice(TEXT_ALPHABET) for _ in range(rng.randint(0, size)))
+
+
+# Lazy repeats of every shape before every kind of tail, as sources: the
+# `regex` module's partial matches for them follow its own backtracking
+# rules (compiler/regex/lazy_partial.py), which the ports reproduce.
+LAZY_BODIES = [r"[^<]", r".", r"\s", r"[^q]", r"[ab]", r"a", r"(?:[^x])", r"\w", r"[^<｜\n]", r"(?:ab)", r"(a)"]
+LAZY_QUANTIFIERS = ["*?", "+?", "??", "{0,2}?", "{1,3}?", "{2,}?", "{1,}?"]
+LAZY_TAILS = [
+    "x", "<a>", "xy", "(x)", "(?:x)y", "(x)y", "[x]", "x+", "\\d", "(?=x)", "(?=xy)", "(?!x)", "$", "",
+    "(?:x|yz)", "x|y", "<｜tool▁sep｜>", "\\|", "(?:<a>|<b>)", "\\b", "<abcdef>", "x{2}", "(?:xb){1,2}",
+    "(?:<a>)+", "\\s*<a>", "x?", "a", "(?:x|(?=y))", "(?<=a)x", "\\Z",
+]
+LAZY_HEADS = ["", "a", "<", "\\[\\[", "(?P<n>", "x", "<｜tool▁call▁begin｜>(?P<n>"]
+LAZY_ALPHABET = "aqx<>by |[\n｜z"
+
+
+def random_lazy_pattern(rng) -> str:
+    """A source with a lazy repeat: head, body, quantifier, tail; sometimes
+    inside an alternation or followed by more."""
+    head = rng.choice(LAZY_HEADS)
+    pattern = head + rng.choice(LAZY_BODIES) + rng.choice(LAZY_QUANTIFIERS) + (")" if head.endswith("(?P<n>") else "")
+    pattern += rng.choice(LAZY_TAILS)
+    if rng.random() < 0.3:
+        pattern = "(?:" + pattern + "|zz)" + rng.choice(["", "y", "xy"])
+    return pattern
+
+
+def random_lazy_text(rng, pattern: str, size: int = 9) -> str:
+    """A text of the pattern's own characters and a few others."""
+    pieces = list(LAZY_ALPHABET) + [c for c in pattern if c.isprintable() and c not in "\\?*+{}()"]
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(0, size)))

@@ -475,6 +475,30 @@ SHAPES += [
 ]
 
 
+# Lazy repeats in opens (issue 37): DeepSeek V3.1's natural call open, and a
+# reasoning open whose name is read lazily up to "|", with implicit content
+# closed by a literal or by a look-ahead for the next open. Fed one character
+# at a time, the `regex` module's partial matches for the lazy repeat decide
+# what is held back and when a duplicate open raises.
+LAZY_REASONING = {
+    "start_anchor": "<|a|>",
+    "fields": {
+        "reasoning_content": {"open_pattern": r"\[\[(?:[^<｜\n]+?)\|", "close": "]]", "content": "text"},
+        "content": {"close_pattern": r"<\|/x\|>|(?=\[\[)", "content": "text"},
+    },
+}
+
+SHAPES += [
+    Shape(
+        "lazy_reasoning",
+        LAZY_REASONING,
+        blocks=["[[plan|think first]]", "answer", "<|/x|>", "[[a b|x]]tail", "[[q<", "[[x\n|", "[[ab|c]][[d|e]]", "text [[n|"],
+        noise=["[[", "|", "]]", "<|/x|>", "<|", "｜", "\n", "[", "<"],
+        prefixes=["<|a|>", "<|a|>[[p|", "<|a|>x [[", "<|a|>[[a"],
+    ),
+]
+
+
 def _bundled_shape(path: Path) -> Shape:
     """A templates_src/ template, with its samples' outputs (whole and in
     thirds) as blocks and their prefixes and tools."""
@@ -504,5 +528,18 @@ def _merged(bundled: Shape) -> Shape:
 SHAPES = [_merged(_bundled_shape(path)) for path in sorted(TEMPLATES_SRC.glob("*.json"))] + [
     shape for shape in SHAPES if not (TEMPLATES_SRC / f"{shape.name}.json").is_file()
 ]
+
+def _lazy_deepseek() -> Shape:
+    bundled = _bundled_shape(TEMPLATES_SRC / "deepseek_v31.json")
+    template = json.loads(json.dumps(bundled.template))
+    template["fields"]["tool_calls"]["open_pattern"] = (
+        r"\s*(?:<｜tool▁calls▁begin｜>\s*)?<｜tool▁call▁begin｜>(?P<name>[^<｜]+?)<｜tool▁sep｜>"
+    )
+    extra = ["<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{}<｜tool▁call▁end｜>", "<｜tool▁call▁begin｜>a b<", "<｜tool▁call▁begin｜>x｜"]
+    return Shape("deepseek_v31_lazy", template, blocks=bundled.blocks + extra, noise=bundled.noise + ["<｜tool▁sep｜>"],
+                 prefixes=bundled.prefixes, tools=bundled.tools)
+
+
+SHAPES.append(_lazy_deepseek())
 
 SHAPES_BY_NAME = {shape.name: shape for shape in SHAPES}

@@ -28,6 +28,7 @@ from ...regex.charset import CharSet, regex_set, word_set
 # rendering a regex AST, so they stay in the backend. Every fact about the
 # template's delimiters and states (hints, branches, the state plan) is read
 # off the IR.
+from ...regex.lazy_partial import lazy_problem, lazy_tails
 from ...regex.lookbehind_partial import attempt_entry, backtrack_literals
 from ...regex.node_tree import ALT, ASSERT, CONCAT, EMPTY, GROUP, LIT, REPEAT, SET, GoNode, go_tree
 from ...regex.nodes import Group, Regex, walk
@@ -93,7 +94,7 @@ class _Emitter:
         return self.sets[ranges]
 
     def regex(self, ast: Regex, source: str) -> str:
-        self.give_back = backtrack_literals(ast)
+        self.give_back = {**backtrack_literals(ast), **lazy_tails(ast)}
         names = [""]
         for node in walk(ast.body):
             if isinstance(node, Group) and node.index is not None:
@@ -131,6 +132,8 @@ class _Emitter:
             lazy = ", Lazy: true" if n.lazy else ""
             if n.give_back is not None:
                 lazy += f", GiveBack: {go_string(n.give_back)}"
+            if n.lazy_tail is not None:
+                lazy += ", LazyTest: true" + (f", LazyTail: {go_string(n.lazy_tail)}" if n.lazy_tail else "")
             return f"&{q}Node{{Op: {q}OpRepeat, Min: {n.min}, Max: {n.max}{lazy}, Subs: []*{q}Node{{{self.render(n.subs[0])}}}}}"
         if n.op == GROUP:
             return f"&{q}Node{{Op: {q}OpGroup, Group: {n.group}, Subs: []*{q}Node{{{self.render(n.subs[0])}}}}}"
@@ -198,6 +201,10 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
             problems.append(
                 Problem(delim.path, "this regex uses syntax outside the project's regex grammar; Go cannot run it")
             )
+            return "nil"
+        why = lazy_problem(delim.ast)
+        if why:
+            problems.append(Problem(delim.path, f"cannot compile for Go: {why}"))
             return "nil"
         hint = ""
         if delim.hint is not None:

@@ -26,6 +26,7 @@ from ...regex.charset import CharSet, set_of
 # about the template's delimiters and states is read off the IR.
 from ...regex.automaton import partial_problem
 from ...regex.emit import js_problems
+from ...regex.lazy_partial import lazy_tails
 from ...regex.lookbehind_partial import attempt_entry, backtrack_literals
 from ...regex.nodes import (
     BOS,
@@ -105,7 +106,7 @@ def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> s
     `give_back` (lookbehind_partial.backtrack_literals): repeats that carry
     the literal the `regex` module searches for when they give back."""
     if give_back is None:
-        give_back = backtrack_literals(node)
+        give_back = {**backtrack_literals(node), **lazy_tails(node)}
 
     def tree(node: Node) -> str:
         if isinstance(node, (Char, Dot, Category, Class)):
@@ -213,7 +214,7 @@ def _watched_code(delim, origin: str, sets: _Sets) -> str:
     alternatives' trigger strings when they bound it (as in the Python
     backend; not when an alternative is read by its look-behind)."""
     if isinstance(delim, RegexDelimiter) and delim.ast is not None:
-        why = partial_problem(delim.ast)
+        why = partial_problem(delim.ast, ports=True)
         if why:
             raise TemplateError([Problem(delim.path, f"cannot compile for JavaScript: {why}")], origin)
         if delim.hint is None:

@@ -225,7 +225,7 @@ var program = (&rt.Program{
 			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpAlt, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 					&rt.Node{Op: rt.OpLook, Behind: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: ">"}}},
-					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set5}}},
+					&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, LazyTest: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set5}}},
 					&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "</｜DSML｜parameter>"}}},
 				}},
 				&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{

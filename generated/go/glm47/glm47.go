@@ -140,12 +140,12 @@ var program = (&rt.Program{
 		"<arg_key>\\s*(?P<key>.*?)\\s*</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>(?=\\s*(?:<arg_key>|$))": &rt.Regex{Source: "<arg_key>\\s*(?P<key>.*?)\\s*</arg_key>\\s*<arg_value>(?P<value>.*?)</arg_value>(?=\\s*(?:<arg_key>|$))", Root: &rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 			&rt.Node{Op: rt.OpLit, Lit: "<arg_key>"},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
-			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, LazyTest: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</arg_key>"},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},
 			&rt.Node{Op: rt.OpLit, Lit: "<arg_value>"},
-			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, LazyTest: true, LazyTail: "</arg_value>", Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set3}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</arg_value>"},
 			&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{
 				&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set0}}},

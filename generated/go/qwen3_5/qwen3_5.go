@@ -175,7 +175,7 @@ var program = (&rt.Program{
 			&rt.Node{Op: rt.OpGroup, Group: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 1, Max: -1, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set2}}}}},
 			&rt.Node{Op: rt.OpLit, Lit: ">"},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "\n"}}},
-			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set5}}}}},
+			&rt.Node{Op: rt.OpGroup, Group: 2, Subs: []*rt.Node{&rt.Node{Op: rt.OpRepeat, Min: 0, Max: -1, Lazy: true, LazyTest: true, Subs: []*rt.Node{&rt.Node{Op: rt.OpSet, Set: set5}}}}},
 			&rt.Node{Op: rt.OpRepeat, Min: 0, Max: 1, Subs: []*rt.Node{&rt.Node{Op: rt.OpLit, Lit: "\n"}}},
 			&rt.Node{Op: rt.OpLit, Lit: "</parameter>"},
 			&rt.Node{Op: rt.OpLook, Subs: []*rt.Node{&rt.Node{Op: rt.OpConcat, Subs: []*rt.Node{

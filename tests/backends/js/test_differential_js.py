@@ -90,3 +90,30 @@ def test_js_matches_reference(shape, template_files, data):
                 if not _same_js({key: result[key]}, {key: expected[key]})
             )
         )
+
+
+LAZY_SHAPES = ["lazy_reasoning", "deepseek_v31_lazy"]
+
+
+@pytest.mark.parametrize("name", LAZY_SHAPES)
+def test_js_lazy_opens_per_character(name, template_files):
+    """Templates whose opens have lazy repeats (issue 37), every block alone
+    and all together, whole and fed one character at a time: what is held
+    back, and the call at which an error is raised, follow the `regex`
+    module's partial matches for the lazy repeat (compiler/regex/lazy_partial.py)."""
+    shape = next(s for s in SHAPES if s.name == name)
+    texts = list(shape.blocks) + ["".join(shape.blocks)]
+    inputs = [
+        {"id": str(index), "prefix": prefix, "chunks": chunks, "tools": shape.tools}
+        for index, (prefix, chunks) in enumerate(
+            (prefix, chunks) for prefix in shape.prefixes for text in texts for chunks in ([text], list(text))
+        )
+    ]
+    results = run("js", template_files[shape.name], inputs)
+    failures = []
+    for case, result in zip(inputs, results):
+        expected = json.loads(json.dumps(run_reference(shape.template, case["prefix"], case["chunks"], case["tools"]), ensure_ascii=False))
+        keys = compared_keys(shape.name, expected)
+        if not _same_js({k: result[k] for k in keys}, {k: expected[k] for k in keys}):
+            failures.append((case["prefix"], case["chunks"]))
+    assert failures == [], f"{len(failures)} divergence(s); first: {failures[0]}"

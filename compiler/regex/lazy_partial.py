@@ -1,0 +1,251 @@
+"""How the `regex` module (2026.5.9) reports partial matches for a lazy
+one-character repeat, decided once here so every port reproduces it from data.
+
+A lazy repeat whose body reads one character (`[^<]+?`, `.*?`, `\\s{0,3}?`,
+`(?:x)*?`; not a capturing group) is the module's LAZY_REPEAT_ONE. Entering
+it matches the minimum count (running into the end of the text there is an
+ordinary partial match) and goes on with the tail. When the tail fails and
+the matcher backtracks into the repeat at `pos` (the repeat started at
+`start` with maximum `max`), the module does not simply read one more body
+character and retry the tail: it looks at the tail's *test*, the first
+thing the tail reads (`_regex.c`, `set_test_node`), and
+
+- test is one character (a literal, `[x]`, `(x)`, a repeat `x+` / `x{2}`
+  of one): before reading `text[pos]` it checks whether `pos + 1 >=
+  len(text)`; if so, partial=True makes the attempt a partial match,
+  *whether or not* the body matches `text[pos]` (`a[^q]*?x` on "aq": a
+  partial match at 0, though `[^q]` cannot read "q"). Otherwise: at the
+  maximum, or when the body does not match
+  `text[pos]`, the repeat fails; else it takes the character and goes on
+  (the tail is only tried where its character is).
+- test is a literal string of two or more characters S (a run of literal
+  characters after the repeat, capturing-group boundaries ending the run,
+  non-capturing groups transparent, entering a repeated group of count at
+  least one): it searches forwards for the first occurrence of S starting
+  at `pos + 1` or later (for a bounded repeat the source says: and ending
+  by `start + max + len(S)`; bounded repeats are refused, see below). If
+  there is none, partial=True makes the attempt a partial match (again
+  whatever the body would say of the characters in between: `\\s*?<a>` on
+  " x" is a partial match at 0, `a[^q]*?xy` on "aqqqqqz" one at 0). If
+  there is one at `p`, the
+  body must match every character of `text[pos:p]` (else the repeat fails)
+  and the tail is tried at `p`; when it fails, the search goes on from `p`.
+  Without partial, "none" is a plain failure, so complete matches are the
+  ordinary backtracking ones.
+- any other test (a class, an alternation, an anchor, a look-around, an
+  optional item, the end of the pattern or of an enclosing repeat or
+  look-around): the module reads one body character and retries the tail,
+  as an ordinary backtracking matcher does, with one difference: it stops
+  when the repeat reaches the end of the text, so a body that would read
+  one more character there makes no partial match (`\\[\\[.*?\\b` on
+  "?b[[ ": none), unless the tail failed right where the minimum count
+  ended and that is the end of the text (then the body asks for a
+  character there: `\\[\\[.*?\\b` on "[[[" is a partial match at 1).
+
+The partial search stays as everywhere else: a complete match anywhere wins
+(the leftmost); otherwise the leftmost start whose attempt reports a partial
+match, the quirk above included (the end of the partial match is the end of
+the text). Inside a look-behind (matched backwards) the module reports no
+partial match at all, so nothing changes there.
+
+`lazy_tails(ast)` gives, for each lazy one-character repeat outside
+look-behinds, the literal its tail's test is (one character: the first
+rule; more: the second; "": the third); `lazy_problem(ast)` names the
+shapes this model does not decide, which ports refuse: a case-insensitive
+string or one-character test, an alternation whose branches share a first
+character, bounded lazy repeats (`{m,n}?`, `??`: the module's bound on the
+rules above is not the one its source suggests, e.g. `\\s{0,3}?<a>` on
+" a{｜" is no partial match at 0 while `\\s{0,9}?<a>` is), `{m,}?` with
+m > 1, and a pattern that opens with a lazy repeat of minimum 0
+(`[^q]*?x`: the module then attempts matches from positions no match can
+start at, and the first rule fires there: a partial match at 0 on "q",
+none for `[^qr]*?x`; `\\s*?\\b` on "|\\n" is a partial match at 1), and
+lazy repeats of groups (the module's LAZY_REPEAT, not modelled).
+
+How this was read: from `_regex.c` (the LAZY_REPEAT_ONE backtrack case and
+`simple_string_search`, which reports "off the end of the text" for a
+string it does not find), then corrected and bounded by the module's
+answers; tests/regex/test_partial_search_ports.py checks both ports against
+the module on generated lazy patterns of every shape (regex_strategies.
+random_lazy_pattern), every prefix of each text.
+"""
+
+from __future__ import annotations
+
+from .analysis import nullable
+from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, root_of
+from .syntax import to_source
+
+_CLOSE = "close"  # a capturing group ends: skipped, but ends a literal run
+_STOP = "stop"  # the end of a repeat body or look-around: the test is not a literal
+_JOIN = "join"  # the end of an alternative: the run ends, the test goes on
+
+
+class _Unknown(Exception):
+    pass
+
+
+def _one_char(node: Node) -> bool:
+    while isinstance(node, Group) and node.index is None:
+        node = node.body
+    return isinstance(node, (Char, Dot, Category, Class))
+
+
+def _literal_char(node: Node) -> tuple[str, bool] | None:
+    """(character, ignores case) for a literal character or a one-character
+    positive class, else None."""
+    if isinstance(node, Char):
+        return node.char, node.icase
+    if isinstance(node, Class) and not node.negated and len(node.items) == 1 and isinstance(node.items[0], Char):
+        return node.items[0].char, node.icase or node.items[0].icase
+    return None
+
+
+def _expand(items: list) -> list:
+    """Open up the first item until it is a marker or a leaf."""
+    while items:
+        head = items[0]
+        if isinstance(head, Concat):
+            items = list(head.items) + items[1:]
+        elif isinstance(head, Group):
+            items = [head.body] + ([] if head.index is None else [_CLOSE]) + items[1:]
+        elif isinstance(head, Repeat) and head.min == head.max == 1:
+            items = [head.body] + items[1:]
+        else:
+            return items
+    return items
+
+
+def _test(follow: list) -> str:
+    """The literal the tail's test reads ("" when the test is not a literal)."""
+    items = _expand(follow)
+    while items and items[0] in (_CLOSE, _JOIN):
+        items = _expand(items[1:])
+    if not items or items[0] == _STOP:
+        return ""
+    head = items[0]
+    if isinstance(head, Repeat):
+        if head.min == 0:
+            return ""
+        if _one_char(head.body):
+            body = head.body
+            while isinstance(body, Group):
+                body = body.body
+            found = _literal_char(body)
+            return found[0] if found else ""
+        return _test([head.body, _STOP])
+    if isinstance(head, Alt):
+        firsts = []
+        for branch in head.branches:
+            lead = _expand([branch])
+            firsts.append(_literal_char(lead[0]) if lead and lead[0] not in (_CLOSE, _STOP, _JOIN) else None)
+        if len(head.branches) > 1 and firsts[0] is not None and all(f == firsts[0] for f in firsts):
+            raise _Unknown(f"an alternation whose branches share their first character ({to_source(head)})")
+        return ""
+    first = _literal_char(head)
+    if first is None:
+        return ""
+    run, icase = [first[0]], first[1]
+    items = _expand(items[1:])
+    while items:
+        nxt = _literal_char(items[0]) if items[0] not in (_CLOSE, _STOP, _JOIN) else None
+        if nxt is None or nxt[1] != icase:
+            break
+        run.append(nxt[0])
+        items = _expand(items[1:])
+    if icase:
+        raise _Unknown(f"a case-insensitive literal after it ({''.join(run)!r})")
+    return "".join(run)
+
+
+def _visit(node: Node, follow: list, out: dict[int, str], problems: list[str]) -> None:
+    if isinstance(node, Look):
+        if not node.behind:
+            _visit(node.body, [_STOP], out, problems)
+        return
+    if isinstance(node, Concat):
+        for at, item in enumerate(node.items):
+            _visit(item, list(node.items[at + 1 :]) + follow, out, problems)
+    elif isinstance(node, Alt):
+        for branch in node.branches:
+            _visit(branch, [_JOIN] + follow, out, problems)
+    elif isinstance(node, Group):
+        _visit(node.body, ([] if node.index is None else [_CLOSE]) + follow, out, problems)
+    elif isinstance(node, Repeat):
+        if node.lazy and node.min != node.max and _one_char(node.body):
+            if node.max is not None or node.min > 1:
+                problems.append(
+                    f"lazy quantifier {to_source(node)}: the regex module's partial matches for bounded lazy "
+                    "repeats (and {m,}? with m > 1) follow rules not reproduced yet"
+                )
+                return
+            try:
+                literal = _test(follow)
+            except _Unknown as why:
+                problems.append(f"lazy quantifier {to_source(node)} before {why}")
+                literal = ""
+            out[id(node)] = literal
+        else:
+            if node.lazy and node.min != node.max:
+                problems.append(
+                    f"lazy quantifier {to_source(node)}: the regex module's partial matches for lazy repeats "
+                    "of groups are not reproduced"
+                )
+            _visit(node.body, [_STOP], out, problems)
+
+
+def lazy_tails(ast: Regex | Node) -> dict[int, str]:
+    """id(lazy one-character Repeat) -> the literal its tail's test reads, ""
+    when the test is not a literal (see above)."""
+    out: dict[int, str] = {}
+    _visit(root_of(ast), [], out, [])
+    return out
+
+
+def lazy_problem(ast: Regex | Node) -> str | None:
+    """Why the ports cannot reproduce the module's partial matches for a lazy
+    one-character repeat of this pattern, or None."""
+    problems: list[str] = []
+    tails: dict[int, str] = {}
+    root = root_of(ast)
+    _visit(root, [], tails, problems)
+    opening = _opens_with(root, tails)
+    if opening is not None:
+        # Where the module then attempts matches, and where it says a
+        # partial match starts, is not modelled: [^q]*?x on "q" is a partial
+        # match at 0, [^qr]*?x on "q" none; \s*?\b on "|\n" is one at 1,
+        # though x\s*?\b on "x|\n" has none at 0.
+        problems.append(
+            f"lazy quantifier {to_source(opening)} opening the pattern: where the regex module attempts "
+            "partial matches then is not reproduced"
+        )
+    return "; ".join(problems) or None
+
+
+def _negated_single(node: Node) -> bool:
+    while isinstance(node, Group) and node.index is None:
+        node = node.body
+    return isinstance(node, Class) and node.negated and len(node.items) == 1 and isinstance(node.items[0], Char)
+
+
+def _opens_with(node: Node, tails: dict[int, str]) -> Repeat | None:
+    """A lazy repeat of `tails` with minimum 0 that an attempt can open with."""
+    if isinstance(node, Repeat):
+        return node if id(node) in tails and node.min == 0 else None
+    if isinstance(node, Group):
+        return _opens_with(node.body, tails)
+    if isinstance(node, Alt):
+        for branch in node.branches:
+            found = _opens_with(branch, tails)
+            if found is not None:
+                return found
+        return None
+    if isinstance(node, Concat):
+        for item in node.items:
+            found = _opens_with(item, tails)
+            if found is not None or not nullable(item):
+                return found
+    return None
+
+
+__all__ = ["lazy_problem", "lazy_tails"]
