@@ -57,11 +57,14 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser(
         "check",
-        help="lint templates: findings with JSON paths (exit 1 when there are any)",
-        description="Report what compiles but is likely to parse wrongly, to depend on chunking, or not to port "
-        "to JavaScript or Go. Exit 0 when clean, 1 with findings, 2 when a template does not compile.",
+        help="lint templates: hazards and notes with JSON paths (exit 1 when there are hazards)",
+        description="Report what compiles but is likely to parse wrongly or to depend on chunking (hazards), and "
+        "what this compiler cannot do for the template: JavaScript or Go ports, structural tags (notes). Exit 0 "
+        "when there are no hazards (notes are printed as `note:` lines), 1 with hazards (or notes with --strict), "
+        "2 when a template does not compile.",
     )
     check.add_argument("templates", nargs="*", metavar="TEMPLATE", help="default: every template in templates_src/")
+    check.add_argument("--strict", action="store_true", help="notes count as findings too (exit 1)")
 
     ir = commands.add_parser("ir", help="print a template's intermediate representation")
     ir.add_argument("template", metavar="TEMPLATE")
@@ -163,7 +166,7 @@ def _check(args: argparse.Namespace) -> int:
     from ..diagnostics.lint import lint
 
     specs = args.templates or [str(path) for path in sources.bundled()]
-    status = 0
+    status = hazards = notes = 0
     for spec in specs:
         try:
             source = sources.read(spec)
@@ -174,10 +177,15 @@ def _check(args: argparse.Namespace) -> int:
             continue
         for finding in findings:
             print(f"{source.origin}: {finding}")
-        if findings and status == 0:
+        counted = [finding for finding in findings if args.strict or finding.is_hazard]
+        hazards += sum(finding.is_hazard for finding in findings)
+        notes += sum(not finding.is_hazard for finding in findings)
+        if counted and status == 0:
             status = 1
     if status == 0:
-        print(f"{len(specs)} template(s), no findings")
+        print(f"{len(specs)} template(s), no hazards" + (f", {notes} note(s)" if notes else ""))
+    elif status == 1:
+        print(f"{len(specs)} template(s), {hazards} hazard(s), {notes} note(s)" + (" (--strict)" if args.strict else ""))
     return status
 
 
