@@ -162,8 +162,8 @@ after its body is routed without the whitespace its close strips
 event of parse_response reaches anyone).
 
 Alternatives. Where the whole-pattern analysis gives up (a look-behind, a
-look-ahead or an anchor where an alternative starts: `</think>|(?=\s*<tool_call>)`,
-`(?<=\})\s*</tool_call>`), the Python backend reads each alternative on its
+look-ahead or an anchor where an alternative starts: `</think>|(?=\\s*<tool_call>)`,
+`(?<=\\})\\s*</tool_call>`), the Python backend reads each alternative on its
 own (compiler/passes/branches.py) and gives the pattern its trigger strings
 and one prefix rule per alternative (`Pattern.branches`, `prefix_rules`):
 an exact alternative holds a trigger prefix (or the run of its lead before
@@ -175,8 +175,8 @@ and the buffer grows in place (`_grow`) rather than being copied at every
 token.
 
 Look-behind alternatives. An alternative that starts with a look-behind and
-gives no trigger string after it (glm47's `(?<=...\s*</tool_call>)`,
-`(?<=</function>)\s*\Z`, `(?<=\})(?=[ \t]*\n\s*[^\s,}\]])`) is read by its
+gives no trigger string after it (glm47's `(?<=...\\s*</tool_call>)`,
+`(?<=</function>)\\s*\\Z`, `(?<=\\})(?=[ \\t]*\\n\\s*[^\\s,}\\]])`) is read by its
 look-behind instead: the regex module reads the character before the match
 first, so each of its matches and partial matches starts right after a last
 character of the look-behind's body (`Pattern.behind`, from the compiler).
@@ -186,9 +186,9 @@ character before the tail is none of them (`_behind_clear`), so argument
 text streams on the common path.
 
 Look-behinds from inside which the `regex` module reports partial matches
-that end in no trigger string (one holding `^`, or a `\s*` that gives
+that end in no trigger string (one holding `^`, or a `\\s*` that gives
 characters back by searching for the literal left of it, both in
-llama4_pythonic's open `(?<=^\s*\[.*\))\s*,|(?<=<|python_start|>\s*\[...\))\s*,`)
+llama4_pythonic's open `(?<=^\\s*\\[.*\\))\\s*,|(?<=<|python_start|>\\s*\\[...\\))\\s*,`)
 are read both ways: their branch's trigger strings, and their last
 characters as `behind` (every such partial match starts right after a `)`).
 

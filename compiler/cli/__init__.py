@@ -1,4 +1,4 @@
-"""Command line: `python -m compiler {build,check,ir,vectors,conformance,parse,coverage,grammar} ...`."""
+"""Command line: `python -m compiler {build,check,ir,vectors,conformance,parse,coverage,grammar,unicode} ...`."""
 
 from __future__ import annotations
 
@@ -57,11 +57,28 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser(
         "check",
-        help="lint templates: findings with JSON paths (exit 1 when there are any)",
-        description="Report what compiles but is likely to parse wrongly, to depend on chunking, or not to port "
-        "to JavaScript or Go. Exit 0 when clean, 1 with findings, 2 when a template does not compile.",
+        help="lint templates: hazards and notes with JSON paths (exit 1 when there are hazards)",
+        description="Report what compiles but is likely to parse wrongly or to depend on chunking (hazards), and "
+        "what this compiler cannot do for the template: JavaScript or Go ports, structural tags (notes). Exit 0 "
+        "when there are no hazards (notes are printed as `note:` lines), 1 with hazards (or notes with --strict), "
+        "2 when a template does not compile.",
     )
     check.add_argument("templates", nargs="*", metavar="TEMPLATE", help="default: every template in templates_src/")
+    check.add_argument("--strict", action="store_true", help="notes count as findings too (exit 1)")
+
+    unicode = commands.add_parser(
+        "unicode",
+        help="the Unicode tables the ports use (compiler/regex/unicode_data.py): --regen, --check, --version",
+        description="The JavaScript and Go backends read \\w, \\d, \\s, case folding, str.isspace and decimal "
+        "digits from compiler/regex/unicode_data.py, not from the installed regex. --regen rewrites it from the "
+        "installed regex (refused unless it is the documented release; --force moves the tables), --check exits 1 "
+        "when the installed regex answers differently, --version prints the versions the data follows.",
+    )
+    unicode_action = unicode.add_mutually_exclusive_group(required=True)
+    unicode_action.add_argument("--regen", action="store_true", help="rewrite the data from the installed regex")
+    unicode_action.add_argument("--check", action="store_true", help="exit 1 when the installed regex disagrees")
+    unicode_action.add_argument("--version", action="store_true", help="print the Unicode and regex versions")
+    unicode.add_argument("--force", action="store_true", help="regenerate from a regex other than the documented one")
 
     ir = commands.add_parser("ir", help="print a template's intermediate representation")
     ir.add_argument("template", metavar="TEMPLATE")
@@ -163,7 +180,7 @@ def _check(args: argparse.Namespace) -> int:
     from ..diagnostics.lint import lint
 
     specs = args.templates or [str(path) for path in sources.bundled()]
-    status = 0
+    status = hazards = notes = 0
     for spec in specs:
         try:
             source = sources.read(spec)
@@ -174,10 +191,15 @@ def _check(args: argparse.Namespace) -> int:
             continue
         for finding in findings:
             print(f"{source.origin}: {finding}")
-        if findings and status == 0:
+        counted = [finding for finding in findings if args.strict or finding.is_hazard]
+        hazards += sum(finding.is_hazard for finding in findings)
+        notes += sum(not finding.is_hazard for finding in findings)
+        if counted and status == 0:
             status = 1
     if status == 0:
-        print(f"{len(specs)} template(s), no findings")
+        print(f"{len(specs)} template(s), no hazards" + (f", {notes} note(s)" if notes else ""))
+    elif status == 1:
+        print(f"{len(specs)} template(s), {hazards} hazard(s), {notes} note(s)" + (" (--strict)" if args.strict else ""))
     return status
 
 
@@ -239,6 +261,13 @@ def _vectors(args: argparse.Namespace) -> int:
     return 1 if (args.check and stale) else 0
 
 
+def _unicode(args: argparse.Namespace) -> int:
+    from ..regex.unicode_tables import main as unicode_main
+
+    flags = [flag for flag in ("regen", "check", "version", "force") if getattr(args, flag)]
+    return unicode_main([f"--{flag}" for flag in flags])
+
+
 def _conformance(args: argparse.Namespace) -> int:
     from ..conformance import main as conformance_main
 
@@ -258,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         "grammar": _grammar,
         "ir": _ir,
         "parse": _parse,
+        "unicode": _unicode,
         "vectors": _vectors,
     }
     return commands[args.command](args)

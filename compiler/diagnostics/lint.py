@@ -1,6 +1,52 @@
 """`python -m compiler check`: findings about a template that compiles but
-is likely to parse wrongly, parse differently depending on chunking, or not
-port to every backend. Each finding names its JSON path."""
+is likely to parse wrongly or parse differently depending on chunking, and
+notes about what this compiler cannot do for it. Each finding names its JSON
+path.
+
+A finding is of one of two kinds, fixed per code (`KINDS` below):
+
+- a *hazard* is a fault of the template itself: the reference parser (and so
+  every port) reads some output wrongly, or differently depending on how the
+  stream is chunked. `check` exits 1 when a template has one.
+- a *note* is a limit of this compiler, not of the template: the reference
+  parses the template's output as intended, but a port, the regex analysis
+  or the grammar emitter cannot do everything for it. `check` prints notes as
+  `note:` lines and exits 0 for them; `check --strict` counts them as
+  hazards (exit 1).
+
+Hazards:
+
+- implicit-overwrite: whitespace between blocks opens a new implicit region
+  whose empty value overwrites the earlier one (a template fault: the
+  delimiters do not absorb the whitespace the model writes).
+- open-prefix: a literal open is a prefix of another field's open, so a chunk
+  ending after it commits the shorter field (the result depends on chunking).
+- unused-group: named groups of an open that no transform reads (the template
+  asks for a capture and drops it: almost always a typo in the transform).
+- close-group: named groups in a close pattern, which are ignored.
+- empty-match: a delimiter that can match the empty string.
+- backtracking: a delimiter prone to catastrophic backtracking in the
+  reference's own engine.
+- regex-quirk: a pattern the `regex` module itself misreads, so the
+  reference's answer is not what the pattern says.
+- chunk-dependent: a delimiter whose match depends on where the stream is cut
+  (a lookahead satisfied by `$`, an optional multi-character tail).
+- text-delimiter: free text is watched for a delimiter that no literal marks,
+  so the parser may end a region inside what the model meant as text (the
+  model can write it by accident; no grammar can prevent it).
+
+Notes (our limits):
+
+- regex-unsupported: the pattern is outside this compiler's regex grammar
+  (back-references, atomic groups, ...). The Python parser still uses it
+  through `regex`; the analyses above and the JS/Go ports cannot.
+- js-unsupported, go-unsupported: the JavaScript or Go port's matcher cannot
+  reproduce the reference on the pattern, so `build --lang js|go` refuses the
+  template; the Python parser is unaffected.
+- no-structural-tag: the grammar emitter cannot write the tool-call shape as
+  a structural tag (`{begin, schema, end}` per tool); the Lark/GBNF/EBNF
+  grammars still apply, and the template parses as intended.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +59,45 @@ from ..ir import LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TPlace
 WHITESPACE = " \t\n\r"
 
 
+HAZARD = "hazard"  # a fault of the template: `check` exits 1
+NOTE = "note"  # a limit of this compiler: `check` exits 0 unless --strict
+
+# Every finding code and its kind (the module docstring says why).
+KINDS = {
+    "implicit-overwrite": HAZARD,
+    "open-prefix": HAZARD,
+    "unused-group": HAZARD,
+    "close-group": HAZARD,
+    "empty-match": HAZARD,
+    "backtracking": HAZARD,
+    "regex-quirk": HAZARD,
+    "chunk-dependent": HAZARD,
+    "text-delimiter": HAZARD,
+    "regex-unsupported": NOTE,
+    "js-unsupported": NOTE,
+    "go-unsupported": NOTE,
+    "no-structural-tag": NOTE,
+}
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str  # stable identifier, e.g. "implicit-overwrite"
     path: str  # JSON path
     message: str
 
+    @property
+    def kind(self) -> str:
+        """HAZARD or NOTE (KINDS)."""
+        return KINDS[self.code]
+
+    @property
+    def is_hazard(self) -> bool:
+        return self.kind == HAZARD
+
     def __str__(self) -> str:
-        return f"{self.path}: [{self.code}] {self.message}"
+        prefix = "" if self.is_hazard else "note: "
+        return f"{prefix}{self.path}: [{self.code}] {self.message}"
 
 
 def _placeholder_roots(node: Transform | None) -> set[str]:

@@ -1,12 +1,16 @@
-"""Grammar hazards, reported by `check` (lint.py).
+"""Grammar findings, reported by `check` (compiler/diagnostics/lint.py).
 
 - text-delimiter: free text of a region is watched for a delimiter that no
   literal marks (every match of it need not contain any fixed string), so a
   grammar cannot keep the text from matching it: the parser may end the
   region inside what the model meant as text.
+  A hazard of the template (`check` exits 1).
 - no-structural-tag: the tool-call shape cannot be written as a structural
   tag (`{begin, schema, end}` per tool); the Lark/GBNF/EBNF grammars still
-  apply. The message says which field and why.
+  apply. The message says which field and why. A note, not a hazard: it is a
+  limit of this emitter and the template parses as intended (`check` exits 0
+  for it unless `--strict`; compiler/diagnostics/lint.py classifies every
+  finding).
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ def _nullable(node: m.Node) -> bool:
 def _lexable(node: m.Node) -> bool:
     """Regular, and with no optional structure inside: a lexeme that could
     stop early or go on (`X(?:<a>)?`) would, lexed greedily, swallow the start
-    of what follows. Optional runs of one class (`\s*`) are fine."""
+    of what follows. Optional runs of one class (`\\s*`) are fine."""
     if not _regular(node):
         return False
     if isinstance(node, m.Rep):

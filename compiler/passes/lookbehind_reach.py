@@ -26,7 +26,7 @@ the first such occurrence (or, with none yet, all but the last `before` +
 text would, so it can go as well. This is what keeps olmo3's content (a
 `)` then a newline, with no `<function_calls>` anywhere) from being read
 back to the start at every line. When `A` is a literal, a one-class repeat
-and a character (`<|python_start|>\s*\[`), the module tries that character
+and a character (`<|python_start|>\\s*\\[`), the module tries that character
 at each position after the barrier, leftmost first, and reads the run of the
 class and the literal before it: the text before the first such character
 (less that run, and `before` characters) can go.

@@ -1,10 +1,11 @@
 """Character sets as sorted code point ranges, with the `regex` module's
 Unicode definitions of `\\d \\s \\w` and its case folding.
 
-The Unicode sets are not tabulated here: they are read off the installed
-`regex` module (the reference's own engine) by matching over every code
-point once, so they agree with it by construction, whatever Unicode version
-it ships.
+The Unicode sets are tabulated in compiler/regex/unicode_data.py (generated
+from a given `regex` release by `python -m compiler unicode --regen`,
+compiler/regex/unicode_tables.py), not read off the installed `regex`: what
+the JavaScript and Go backends emit from them is then a function of the
+template and the compiler alone, whatever `regex` release is installed.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Iterable
 
-import regex
-
+from . import unicode_data
 from .nodes import Category, Char, Class, ClassItem, Dot, Range
 
 MAX_CODE = 0x10FFFF
@@ -99,21 +99,43 @@ class CharSet:
         return "CharSet[" + "".join(parts) + ("..." if len(self.ranges) > 12 else "") + "]"
 
 
-@functools.lru_cache(maxsize=1)
-def _every_code_point() -> str:
-    return "".join(map(chr, range(MAX_CODE + 1)))
+def _table(ranges) -> "CharSet":
+    return CharSet(tuple(ranges))
+
+
+_CATEGORIES = {
+    "d": _table(unicode_data.DIGIT),
+    "s": _table(unicode_data.SPACE),
+    "w": _table(unicode_data.WORD),
+}
+
+
+def case_closure(chars: CharSet) -> CharSet:
+    """The characters a set matches under IGNORECASE: those with a case in it
+    (unicode_data.CASES, the `regex` module's cases of each code point)."""
+    extra = [(code, code) for code, others in unicode_data.CASES.items() if any(other in chars for other in others)]
+    return chars | CharSet.of(extra)
 
 
 @functools.lru_cache(maxsize=256)
 def regex_set(class_source: str, icase: bool = False) -> CharSet:
-    """The code points the `regex` module matches with a one-character pattern."""
-    compiled = regex.compile(f"(?:{class_source})+", regex.DOTALL | (regex.IGNORECASE if icase else 0))
-    return CharSet(tuple((m.start(), m.end() - 1) for m in compiled.finditer(_every_code_point())))
+    """The code points the `regex` module matches with a one-character
+    pattern (`\\s`, `[^\\s<]`, `k`), from the tabulated Unicode data."""
+    from .syntax import parse
+
+    node = parse(f"(?i:{class_source})" if icase else class_source).body
+    from .nodes import Group
+
+    while isinstance(node, Group):
+        node = node.body
+    if not isinstance(node, (Char, Dot, Category, Class)):
+        raise ValueError(f"not a one-character pattern: {class_source!r}")
+    return set_of(node)
 
 
 def category_set(name: str) -> CharSet:
     """`\\d \\s \\w \\D \\S \\W` exactly as the `regex` module reads them."""
-    base = regex_set("\\" + name.lower())
+    base = _CATEGORIES[name.lower()]
     return base.complement() if name.isupper() else base
 
 
@@ -140,12 +162,9 @@ def set_of(node: "Char | Dot | Category | Class") -> CharSet:
     if isinstance(node, Category):
         return category_set(node.name)
     if isinstance(node, Char):
-        if node.icase:
-            return regex_set(regex.escape(node.char), icase=True)
-        return CharSet.chars(node.char)
-    if node.icase:
-        from .syntax import to_source  # the regex module folds case; ask it
-
-        return regex_set(to_source(Class(node.items, node.negated)), icase=True)
+        chars = CharSet.chars(node.char)
+        return case_closure(chars) if node.icase else chars
     union = CharSet.of(r for item in node.items for r in item_set(item).ranges)
+    if node.icase:
+        union = case_closure(union)
     return union.complement() if node.negated else union

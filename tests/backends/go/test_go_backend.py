@@ -232,8 +232,8 @@ func main() {
 			}
 			out = b.String()
 		case "word":
-			// \b after and before one code point, \B, and unquoted_keys'
-			// (?<=[{,])(\w+): on "{c:1}": the uses of the runtime's \w table.
+			// \b after and before one code point, \\B, and unquoted_keys'
+			// (?<=[{,])(\\w+): on "{c:1}": the uses of the runtime's \\w table.
 			anyChar := &rt.Node{Op: rt.OpSet, Set: []rune{0, 0x10FFFF}}
 			probes := []func(string) bool{
 				func(s string) bool { return (&rt.Regex{Root: &rt.Node{Op: rt.OpAssert, Kind: 'b'}, Names: []string{""}}).Search(s, 0, false) != nil },
