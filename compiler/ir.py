@@ -266,6 +266,11 @@ class State:
     # (no look-behind, `^`, `\\A`, multiline `^`, `\\b`, `\\B`).
     ahead: bool = False
 
+    @property
+    def search_plan(self) -> FastPath | StateHint | None:
+        """The fast path a backend renders for this state: `fast`, else `branch_fast`."""
+        return self.fast if self.fast is not None else self.branch_fast
+
 
 Ranges = tuple[tuple[int, int], ...]
 
@@ -396,7 +401,7 @@ def format_program(program: Program) -> str:
         if state.branch_fast is not None:
             fast = state.branch_fast
             lines.append(_hint_text("branch-fast", fast.triggers, fast.leads, fast.hold_lead))
-        planned = state.fast or state.branch_fast
+        planned = state.search_plan
         if planned is not None and planned.hold_lead is not None and state.hold_lead is None:
             lines.append("    hold-lead none (an alternative is read by its look-behind)")
         if state.tree_fast is not None:

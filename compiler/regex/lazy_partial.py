@@ -73,6 +73,7 @@ random_lazy_pattern), every prefix of each text.
 from __future__ import annotations
 
 from .analysis import nullable
+from .lookbehind_partial import backtrack_literals
 from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, root_of
 from .syntax import to_source
 
@@ -202,6 +203,14 @@ def lazy_tails(ast: Regex | Node) -> dict[int, str]:
     return out
 
 
+def repeat_strings(ast: Regex | Node) -> dict[int, str]:
+    """id(Repeat) -> the string the ports' matchers carry on that repeat: the
+    literal a greedy repeat gives back to (lookbehind_partial.backtrack_literals)
+    or a lazy one-character repeat's tail test (lazy_tails). What the JS and Go
+    backends render beside each repeat of a regex tree."""
+    return {**backtrack_literals(ast), **lazy_tails(ast)}
+
+
 def lazy_problem(ast: Regex | Node) -> str | None:
     """Why the ports cannot reproduce the module's partial matches for a lazy
     one-character repeat of this pattern, or None."""
@@ -248,4 +257,4 @@ def _opens_with(node: Node, tails: dict[int, str]) -> Repeat | None:
     return None
 
 
-__all__ = ["lazy_problem", "lazy_tails"]
+__all__ = ["lazy_problem", "lazy_tails", "repeat_strings"]

@@ -28,8 +28,8 @@ from ...regex.charset import CharSet, regex_set, word_set
 # rendering a regex AST, so they stay in the backend. Every fact about the
 # template's delimiters and states (hints, branches, the state plan) is read
 # off the IR.
-from ...regex.lazy_partial import lazy_problem, lazy_tails
-from ...regex.lookbehind_partial import attempt_entry, backtrack_literals
+from ...regex.lazy_partial import lazy_problem, repeat_strings
+from ...regex.lookbehind_partial import attempt_entry
 from ...regex.node_tree import ALT, ASSERT, CONCAT, EMPTY, GROUP, LIT, REPEAT, SET, GoNode, go_tree
 from ...regex.nodes import Group, Regex, walk
 from ...resources import GENERATED_DIR, RUNTIME_DIR as RUNTIMES
@@ -86,7 +86,7 @@ class _Emitter:
     def __init__(self, q: str):
         self.q = q  # "rt." or "" (vendored)
         self.sets: dict[tuple, str] = {}
-        self.give_back: dict[int, str] = {}  # lookbehind_partial.backtrack_literals of the regex being emitted
+        self.give_back: dict[int, str] = {}  # lazy_partial.repeat_strings of the regex being emitted
 
     def set_var(self, ranges: tuple) -> str:
         if ranges not in self.sets:
@@ -94,7 +94,7 @@ class _Emitter:
         return self.sets[ranges]
 
     def regex(self, ast: Regex, source: str) -> str:
-        self.give_back = {**backtrack_literals(ast), **lazy_tails(ast)}
+        self.give_back = repeat_strings(ast)
         names = [""]
         for node in walk(ast.body):
             if isinstance(node, Group) and node.index is not None:

@@ -26,8 +26,8 @@ from ...regex.charset import CharSet, set_of
 # about the template's delimiters and states is read off the IR.
 from ...regex.automaton import partial_problem
 from ...regex.emit import js_problems
-from ...regex.lazy_partial import lazy_tails
-from ...regex.lookbehind_partial import attempt_entry, backtrack_literals
+from ...regex.lazy_partial import repeat_strings
+from ...regex.lookbehind_partial import attempt_entry
 from ...regex.nodes import (
     BOS,
     END,
@@ -103,10 +103,10 @@ class _Sets:
 
 def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> str:
     """The runtime's pattern tree (runtime/js/regex.mjs) as JavaScript source.
-    `give_back` (lookbehind_partial.backtrack_literals): repeats that carry
-    the literal the `regex` module searches for when they give back."""
+    `give_back` (lazy_partial.repeat_strings): repeats that carry the literal
+    the `regex` module searches for when they give back, or a lazy tail's test."""
     if give_back is None:
-        give_back = {**backtrack_literals(node), **lazy_tails(node)}
+        give_back = repeat_strings(node)
 
     def tree(node: Node) -> str:
         if isinstance(node, (Char, Dot, Category, Class)):
@@ -184,7 +184,7 @@ def _hold_lead_code(program: Program, state, sets: _Sets) -> str | None:
     could match right after the character before the read position."""
     if state.hold_lead is None:
         return None
-    plan = state.fast if state.fast is not None else state.branch_fast
+    plan = state.search_plan
     lead = set_of(root_of(parse(state.hold_lead.source)))
     # Only trigger characters of the class can occur in text that is all of it.
     inside = [trigger for trigger in plan.triggers if ord(trigger) in lead]

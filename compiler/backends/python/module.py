@@ -221,7 +221,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
         region = "implicit region" if state.region is None else names[state.region]
         comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
         fast = None
-        plan = state.fast if state.fast is not None else state.branch_fast
+        plan = state.search_plan
         if plan is not None:
             fast = f"FastPath({python_literal(''.join(plan.triggers))}"
             if plan.leads:
