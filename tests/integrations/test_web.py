@@ -19,7 +19,7 @@ import pytest
 
 from compiler.frontend import source as sources
 from conftest import load_generated
-from js_support import _same_js
+from js_support import same_js
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_FLAGS = [
@@ -85,7 +85,7 @@ def test_page_replays_every_template_like_the_python_parser(server, tmp_path: Pa
             parser.feed(token)
         message, _ = parser.finalize()
         assert len(result["tokens"]) > 1
-        assert _same_js({"message": result["message"]}, {"message": json.loads(json.dumps(message))}), name
+        assert same_js({"message": result["message"]}, {"message": json.loads(json.dumps(message))}), name
 
 
 def test_page_shows_a_chosen_sample(server, tmp_path: Path):

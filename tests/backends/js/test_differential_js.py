@@ -23,7 +23,7 @@ from compiler.pipeline import to_program
 from compiler.conformance.vectors import run_reference
 from shapes import SHAPES
 from differential import cases
-from js_support import _same_js
+from js_support import same_js
 
 from differential import PORTS_DIVERGE, compared_keys
 
@@ -81,13 +81,13 @@ def test_js_matches_reference(shape, template_files, data):
         expected = json.loads(json.dumps(expected, ensure_ascii=False))
         keys = compared_keys(shape.name, expected)
         expected, result = {key: expected[key] for key in keys}, {key: result[key] for key in keys}
-        assert _same_js(result, expected), (
+        assert same_js(result, expected), (
             f"JavaScript parser diverges from the reference\n  prefix={case['prefix']!r}\n  chunks={case['chunks']!r}\n"
             f"  tools={case['tools']!r}\n"
             + "\n".join(
                 f"  {key}: reference={expected[key]!r}\n          js       ={result[key]!r}"
                 for key in expected
-                if not _same_js({key: result[key]}, {key: expected[key]})
+                if not same_js({key: result[key]}, {key: expected[key]})
             )
         )
 
@@ -114,6 +114,6 @@ def test_js_lazy_opens_per_character(name, template_files):
     for case, result in zip(inputs, results):
         expected = json.loads(json.dumps(run_reference(shape.template, case["prefix"], case["chunks"], case["tools"]), ensure_ascii=False))
         keys = compared_keys(shape.name, expected)
-        if not _same_js({k: result[k] for k in keys}, {k: expected[k] for k in keys}):
+        if not same_js({k: result[k] for k in keys}, {k: expected[k] for k in keys}):
             failures.append((case["prefix"], case["chunks"]))
     assert failures == [], f"{len(failures)} divergence(s); first: {failures[0]}"

@@ -17,7 +17,7 @@ from compiler.conformance import OUTPUT_KEYS, run
 from compiler.errors import TemplateError
 from compiler.conformance.vectors import TEMPLATES_DIR, VECTORS_DIR, is_listed, known_failures, read_json_lines
 from differential import same
-from js_support import _same_js
+from js_support import same_js
 
 ROOT = Path(__file__).resolve().parents[3]
 NODE = shutil.which("node")
@@ -66,7 +66,7 @@ def test_conformance_js_agrees_with_py(path: Path):
     for case, py_result, js_result in zip(cases, py, js):
         expected = {key: case[key] for key in OUTPUT_KEYS if key != "id"}
         assert same({k: py_result[k] for k in expected}, expected), case["id"]
-        js_same = _same_js(js_result, expected)
+        js_same = same_js(js_result, expected)
         assert js_same != known(case["id"]), case["id"]
 
 

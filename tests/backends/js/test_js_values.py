@@ -17,7 +17,7 @@ from pathlib import Path
 from compiler.backends.js import RUNTIME_DIR, _Sets, regex_code
 from compiler.regex import parse
 from runtime import core
-from js_support import _same_js
+from js_support import same_js
 
 RUNNER = r"""
 import { readFileSync } from "node:fs";
@@ -214,7 +214,7 @@ def test_runtime_values_match_python(tmp_path: Path):
     mismatches = []
     for case, got in zip(cases, actual):
         want = _python(case)
-        if not _same_js(got, want) if set(got) == set(want) else True:
+        if not same_js(got, want) if set(got) == set(want) else True:
             mismatches.append((case, want, got))
     for item in mismatches[:30]:
         print(item)
