@@ -99,18 +99,11 @@ def compiled():
 KNOWN_FAILURES = Path(__file__).resolve().parent / "known_failures.txt"
 
 
-def _known_failures() -> dict[str, str]:
-    known = {}
-    for line in KNOWN_FAILURES.read_text(encoding="utf-8").split("\n"):
-        if line.strip() and not line.startswith("#"):
-            node, _, reason = line.partition("  ")
-            known[node.strip()] = reason.strip()
-    return known
-
-
 def pytest_collection_modifyitems(config, items):
     """Tests listed in tests/known_failures.txt are open work: expected to fail, strictly."""
-    known = _known_failures()
+    from compiler.conformance.vectors import read_failure_list
+
+    known = read_failure_list(KNOWN_FAILURES)
     for item in items:
         if item.nodeid in known:
             item.add_marker(pytest.mark.xfail(reason=known[item.nodeid], strict=True))

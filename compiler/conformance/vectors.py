@@ -42,15 +42,21 @@ INVENTORY_FILE = CONFORMANCE_DIR / "inventory.json"
 FAILURES_DIR = CONFORMANCE_DIR / "failures"
 
 
-def known_failures(lang: str) -> dict[str, str]:
-    """failures/<lang>.txt (python, js, go): case id (or prefix ending in "*") -> reason.
-    One format for every language: `<id>  # <reason>` per line, `#` lines are comments."""
+def read_failure_list(path: Path) -> dict[str, str]:
+    """A failure list, in the one format every list uses (the conformance lists
+    and tests/known_failures.txt): `<id>  # <reason>` per line, `#` lines are
+    comments -> id (or prefix ending in "*") -> reason."""
     out = {}
-    for line in (FAILURES_DIR / f"{lang}.txt").read_text(encoding="utf-8").splitlines():
-        case_id, _, reason = line.partition("#")
-        if case_id.strip():
-            out[case_id.strip()] = reason.strip()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        listed, _, reason = line.partition("#")
+        if listed.strip():
+            out[listed.strip()] = reason.strip()
     return out
+
+
+def known_failures(lang: str) -> dict[str, str]:
+    """failures/<lang>.txt (python, js, go): case id (or prefix ending in "*") -> reason."""
+    return read_failure_list(FAILURES_DIR / f"{lang}.txt")
 
 
 def is_listed(failures: dict[str, str], case_id: str) -> bool:
