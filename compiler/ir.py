@@ -241,6 +241,9 @@ class State:
 
     region: int | None
     watch: tuple[Watch, ...]
+    # The watch entries (indices) in the order the reference breaks a tie
+    # between two matches of the same start and length (SPEC, step 3).
+    tie_order: tuple[int, ...] = ()
     # When set, new text with none of these trigger characters (and not
     # ending in a lead character) cannot start a delimiter: no regex runs.
     fast: FastPath | None = None
@@ -295,6 +298,9 @@ class Program:
     implicit: int | None
     start_anchor: Delimiter
     states: tuple[State, ...] = ()
+    # The start anchor is one literal that cannot overlap itself: the end of
+    # its last non-overlapping match in a prompt is found with one rfind.
+    anchor_from_end: bool = False
     # Characters of already-consumed text the regex delimiters need to see:
     # 0 (no regex delimiters), k (the largest reach_back), or -1 (all).
     context: int = 0

@@ -790,7 +790,7 @@ def tool_parameters(tools):
     [typing.tools.function-shape, typing.tools.bare-shape, typing.tool-without-properties]."""
     params = {}
     for tool in tools or []:
-        if inspect.isfunction(tool) or inspect.ismethod(tool):
+        if type(tool) is not dict and (inspect.isfunction(tool) or inspect.ismethod(tool)):
             tool = _json_schema_of(tool)
         function = tool.get("function", tool) if isinstance(tool, dict) else None
         if isinstance(function, dict) and isinstance(function.get("name"), str):
@@ -3000,9 +3000,14 @@ class StreamParser:
         self._opened = False
 
 
-def run_parse_response(parser_class, text, prefix, tools):
+WHOLE_LIMIT = 32768  # texts up to this long go to the module's whole-text parse (runtime/whole.py)
+
+
+def run_parse_response(parser_class, text, prefix, tools, whole=None):
     """`parse_response` for one text or a batch (list of texts, with one
-    prefix for all or one per text)."""
+    prefix for all or one per text). A text up to WHOLE_LIMIT characters
+    goes to `whole` (the generated module's search of the whole text);
+    a longer one to the streaming machine's whole-text path."""
     if prefix is None:
         parser_class(None)  # raises the missing-prefix ValueError
     if isinstance(text, str):
@@ -3027,6 +3032,9 @@ def run_parse_response(parser_class, text, prefix, tools):
         raise TypeError(f"prefix must be a str or a list of str, got {type(prefix).__name__}")
     messages = []
     for one_text, one_prefix in zip(texts, prefixes):
+        if whole is not None and type(one_text) is str and type(one_prefix) is str and len(one_text) <= WHOLE_LIMIT:
+            messages.append(whole(one_text, one_prefix, tools))
+            continue
         parser = parser_class(one_prefix, tools=tools)
         if len(one_text) > SETTLE_LIMIT and isinstance(one_text, str):
             # A whole text is no token: straight to the search, without the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..ir import CLOSE, OPEN, Program, State, Watch
+from ..ir import CLOSE, OPEN, LiteralDelimiter, Program, State, Watch
 
 
 def plan_states(program: Program) -> Program:
@@ -12,8 +12,31 @@ def plan_states(program: Program) -> Program:
     implicit_watch = [Watch(OPEN, f.index) for f in program.fields if f.open is not None]
     if program.implicit is not None and program.fields[program.implicit].close is not None:
         implicit_watch.append(Watch(CLOSE, program.implicit))
-    states = [State(None, tuple(implicit_watch))]
+    states = [State(None, tuple(implicit_watch), tie_order=tie_order(program, implicit_watch))]
     for field in program.fields:
         if field.open is not None:
-            states.append(State(field.index, (Watch(CLOSE, field.index),) if field.close is not None else ()))
-    return dataclasses.replace(program, states=tuple(states))
+            watch = (Watch(CLOSE, field.index),) if field.close is not None else ()
+            states.append(State(field.index, watch, tie_order=tuple(range(len(watch)))))
+    return dataclasses.replace(program, states=tuple(states), anchor_from_end=anchor_from_end(program))
+
+
+def anchor_from_end(program: Program) -> bool:
+    """Whether the last match of the start anchor is its rfind: one literal
+    with no border (no proper prefix that is also a suffix), so its
+    occurrences never overlap and the left-to-right scan the reference runs
+    ends at the last one."""
+    anchor = program.start_anchor
+    if not isinstance(anchor, LiteralDelimiter) or len(anchor.literals) != 1:
+        return False
+    literal = anchor.literals[0]
+    return not any(literal[:size] == literal[-size:] for size in range(1, len(literal)))
+
+
+def tie_order(program: Program, watch) -> tuple[int, ...]:
+    """The watch entries in the order the reference breaks a tie between
+    matches of the same start and length (SPEC, step 3): opens before
+    closes, then by field name."""
+    names = [field.name for field in program.fields]
+    return tuple(
+        sorted(range(len(watch)), key=lambda i: (0 if watch[i].kind == OPEN else 1, names[watch[i].field]))
+    )

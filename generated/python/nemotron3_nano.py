@@ -25,8 +25,11 @@ from runtime.core import (
     Pattern,
     Placeholder,
     StreamParser,
+    WHOLE_LIMIT,
     run_parse_response,
+    tool_parameters,
 )
+from runtime.whole import store, tail_state
 
 __all__ = ["TEMPLATE", "ResponseParser", "parse_response"]
 
@@ -151,12 +154,16 @@ FIELDS = (
 )
 
 
+IMPLICIT = 2
+DEFAULTS = {"role": "assistant"}
+
+
 class ResponseParser(StreamParser):
     """Streaming parser for this template; `prefix` is required ("" opts out)."""
 
     FIELDS = FIELDS
-    IMPLICIT = 2
-    DEFAULTS = {"role": "assistant"}
+    IMPLICIT = IMPLICIT
+    DEFAULTS = DEFAULTS
     START_ANCHOR = Literals(["<|im_start|>assistant\n"], grows_at_edge=False)
     CONTEXT = 12
     # Per state, where it differs: what its own delimiters read behind the read position.
@@ -187,6 +194,98 @@ class ResponseParser(StreamParser):
     }
 
 
+def parse_whole_text(text, prefix, tools):
+    """One whole output (up to WHOLE_LIMIT characters) into its message.
+
+    `parse_response` feeds the prefix's tail, then the text, then finalizes;
+    fed whole, the text commits at the end of the stream what the feed
+    would (runtime/whole.py), so it is searched once, as the end of the
+    stream: no partial matches, no hold-back, no events."""
+    params = tool_parameters(tools) if tools else None
+    output = {"role": "assistant"}
+    at = prefix.rfind("<|im_start|>assistant\n") if prefix else -1
+    tail = prefix[at + 22 :] if at >= 0 else prefix
+    if tail:
+        # the generation prompt's tail, as the reference feeds it
+        state, pos, pieces, captures, opened = tail_state(ResponseParser, tail, output, params)
+        buf = tail + text
+    else:
+        state, pos, pieces, captures, opened, buf = -1, 0, [], {}, False, text
+    current = IMPLICIT if state < 0 else state
+    d0 = d1 = d2 = d3 = d4 = -2  # where each delimiter was found (see below)
+    while True:
+        if state == -1:  # implicit region: open reasoning_content, open tool_calls, close content
+            start = -1
+            if d0 < pos and d0 != -1:
+                m0 = REASONING_CONTENT_OPEN.search(buf, pos, False)
+                d0 = -1 if m0 is None else m0.start()
+            if d1 < pos and d1 != -1:
+                m1 = TOOL_CALLS_OPEN.search(buf, pos, False)
+                d1 = -1 if m1 is None else m1.start()
+            if d2 < pos and d2 != -1:
+                m2 = CONTENT_CLOSE.search(buf, pos, False)
+                d2 = -1 if m2 is None else m2.start()
+            if d0 >= 0:
+                start, end, index, match = d0, m0.end(), 0, m0
+            if d1 >= 0 and (
+                start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
+            ):
+                start, end, index, match = d1, m1.end(), 1, m1
+            if d2 >= 0 and (
+                start < 0 or d2 < start or (d2 == start and m2.end() - d2 > end - start)
+            ):
+                start, end, index, match = d2, m2.end(), -1, m2
+        elif state == 0:  # reasoning_content: close reasoning_content
+            start = -1
+            if d3 < pos and d3 != -1:
+                m3 = REASONING_CONTENT_CLOSE.search(buf, pos, False)
+                d3 = -1 if m3 is None else m3.start()
+            if d3 >= 0:
+                start, end, index, match = d3, m3.end(), -1, m3
+        elif state == 1:  # tool_calls: close tool_calls
+            start = -1
+            if d4 < pos and d4 != -1:
+                m4 = TOOL_CALLS_CLOSE.search(buf, pos, False)
+                d4 = -1 if m4 is None else m4.start()
+            if d4 >= 0:
+                start, end, index, match = d4, m4.end(), -1, m4
+        if start < 0:
+            # the end of the stream: the rest goes to the current region, which closes
+            if current is not None:
+                if pos < len(buf):
+                    pieces.append(buf[pos:] if pos else buf)
+                    opened = True
+                if opened:
+                    store(FIELDS[current], output, pieces, captures, params)
+            break
+        if start > pos and current is not None:
+            pieces.append(buf[pos:start])
+            opened = True
+        pos = end
+        had_text = opened
+        if current is not None and opened:
+            store(FIELDS[current], output, pieces, captures, params)
+        pieces, opened = [], False
+        if index < 0:  # a close: back to the implicit region
+            current, state, captures = IMPLICIT, -1, {}
+            if not had_text and start == end:
+                break  # a zero-width close of an empty region: the reference stops there
+            continue
+        current = state = index
+        opened = True
+        captures = (
+            {} if match is None else {k: v for k, v in match.groupdict().items() if v is not None}
+        )
+    return {
+        key: value
+        for key, value in output.items()
+        if key in DEFAULTS
+        or not (value is None or (isinstance(value, (list, dict, str)) and not value))
+    }
+
+
 def parse_response(text, *, prefix=None, tools=None):
     """Parse a whole output (or a list of outputs) into message dict(s)."""
-    return run_parse_response(ResponseParser, text, prefix, tools)
+    if type(text) is str and type(prefix) is str and len(text) <= WHOLE_LIMIT:
+        return parse_whole_text(text, prefix, tools)
+    return run_parse_response(ResponseParser, text, prefix, tools, whole=parse_whole_text)

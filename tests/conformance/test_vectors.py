@@ -38,3 +38,31 @@ def test_python_backend_passes_vectors(path: Path):
         if same(actual, expected) == is_listed(KNOWN, case["id"]):
             failures.append(case["id"])
     assert failures == [], "differs from the vectors, or listed in failures/python.txt but passes"
+
+
+def whole_outcome(module, case) -> dict:
+    """`parse_response` on a case fed in one chunk: the message, or the class of its error."""
+    try:
+        return {"message": module.parse_response(case["chunks"][0], prefix=case["prefix"], tools=case.get("tools"))}
+    except Exception as error:  # noqa: BLE001 - compared by class
+        return {"error": type(error).__name__}
+
+
+@pytest.mark.parametrize("path", VECTOR_FILES, ids=[p.stem for p in VECTOR_FILES])
+def test_parse_response_passes_vectors(path: Path):
+    """`parse_response` (its own whole-text path, runtime/whole.py) gives
+    every one-chunk case's message or error class: the reference defines it
+    as that one feed and finalize."""
+    failures = []
+    modules = {}
+    for case in read_json_lines(path):
+        if len(case["chunks"]) != 1 or is_listed(KNOWN, case["id"]):
+            continue
+        if case["template"] not in modules:
+            modules[case["template"]] = module_for(case["template"])
+        error = case["error"]
+        expected = {"message": case["message"]} if error is None else {"error": error["type"]}
+        actual = json.loads(json.dumps(whole_outcome(modules[case["template"]], case), ensure_ascii=False))
+        if not same(actual, expected):
+            failures.append((case["id"], expected, actual))
+    assert failures == [], failures[:3]

@@ -31,8 +31,12 @@ _env = jinja2.Environment(
 
 
 def runtime_core_source() -> str:
-    """runtime/core.py, for --vendor (found wherever the package is installed)."""
-    return Path(importlib.util.find_spec("runtime.core").origin).read_text(encoding="utf-8")
+    """runtime/core.py and runtime/whole.py, for --vendor (found wherever
+    the package is installed): whole.py without its import of core.py."""
+    core = Path(importlib.util.find_spec("runtime.core").origin).read_text(encoding="utf-8")
+    whole = Path(importlib.util.find_spec("runtime.whole").origin).read_text(encoding="utf-8")
+    whole = re.sub(r"^from runtime\.core import \((?:.|\n)*?\)\n", "", whole, count=1, flags=re.M)
+    return core.rstrip() + "\n\n\n# ---- runtime/whole.py ----\n" + whole
 
 
 def _identifier(name: str) -> str:
@@ -148,6 +152,49 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
     return f"Pattern({', '.join(args)})"
 
 
+def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict) -> dict:
+    """A state's search at the end of the stream, for the whole-text parse:
+    its watched delimiters in the order the reference breaks ties
+    (State.tie_order), each taking the match only where it starts earlier
+    or, at the same start, runs longer. A literal is a str.find, a pattern
+    its search; each remembers where it was found (`d<slot>`, -2 before the
+    first search, -1 for nowhere) until the read position passes it."""
+    names = [field.name for field in program.fields]
+    searches, picks = [], []
+    for number in state.tie_order:
+        watch = state.watch[number]
+        index = watch.field if watch.kind == OPEN else -1
+        kind = "open" if watch.kind == OPEN else "close"
+        var = delimiter_vars[(kind, watch.field)]
+        delim = program.fields[watch.field].open if watch.kind == OPEN else program.fields[watch.field].close
+        if isinstance(delim, LiteralDelimiter):
+            candidates = []
+            for literal in delim.literals:
+                slot = slots.setdefault((var, literal), len(slots))
+                searches.append(f"if d{slot} < pos and d{slot} != -1:")
+                searches.append(f"    d{slot} = buf.find({python_literal(literal)}, pos)")
+                candidates.append((f"d{slot}", f"d{slot} + {len(literal)}", str(len(literal)), "None"))
+        else:
+            slot = slots.setdefault((var, None), len(slots))
+            searches.append(f"if d{slot} < pos and d{slot} != -1:")
+            searches.append(f"    m{slot} = {var}.search(buf, pos, False)")
+            searches.append(f"    d{slot} = -1 if m{slot} is None else m{slot}.start()")
+            candidates = [(f"d{slot}", f"m{slot}.end()", f"m{slot}.end() - d{slot}", f"m{slot}")]
+        for at, end, size, match in candidates:
+            test = f"{at} >= 0" if not picks else (
+                f"{at} >= 0 and (start < 0 or {at} < start or ({at} == start and {size} > end - start))"
+            )
+            picks.append(f"if {test}:")
+            picks.append(f"    start, end, index, match = {at}, {end}, {index}, {match}")
+    region = "implicit region" if state.region is None else names[state.region]
+    comment = ", ".join(f"{w.kind} {names[w.field]}" for w in (state.watch[i] for i in state.tie_order))
+    return {
+        "key": -1 if state.region is None else state.region,
+        "comment": f"{region}: {comment or 'nothing'}",
+        "lines": searches + picks,
+    }
+
+
 def transform_code(node: Transform) -> str:
     if isinstance(node, TLiteral):
         return python_literal(json.loads(node.json))
@@ -239,10 +286,16 @@ def render(program: Program, *, vendored: bool = False) -> str:
                 "blind": program.context > 0 and state.blind,
             }
         )
+    slots: dict = {}
+    scans = [_scan_code(program, state, delimiter_vars, slots) for state in program.states]
     cut = _context_cut_code(program)
     used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
     used_names += _delimiter_code(program.start_anchor)
-    imports = ["CLOSE", "OPEN", "Field", "StreamParser", "run_parse_response"]
+    imports = ["CLOSE", "OPEN", "WHOLE_LIMIT", "Field", "StreamParser", "run_parse_response"]
+    whole_imports = ["store", "tail_state"]
+    if not program.anchor_from_end:
+        imports.append("last_anchor_end")
+    imports.append("tool_parameters")
     imports += [name for name in ("Literals", "Pattern", "Placeholder", "Settled") if f"{name}(" in used_names]
     imports += ["FastPath"] if any(state["fast"] for state in states) else []
     imports += ["ContextCut"] if cut else []
@@ -263,6 +316,12 @@ def render(program: Program, *, vendored: bool = False) -> str:
         context=program.context,
         cut=cut,
         states=states,
+        scans=scans,
+        slots=sorted(slots.values()),
+        anchor=python_literal(program.start_anchor.literals[0]) if program.anchor_from_end else None,
+        anchor_size=len(program.start_anchor.literals[0]) if program.anchor_from_end else 0,
+        required=[field.name for field in program.fields if not field.optional],
+        whole_imports=whole_imports,
         leads=[
             {"var": var, "code": f"Lead({python_literal(lead.source)}, {python_literal(lead.ascii)})"}
             for lead, var in leads.items()

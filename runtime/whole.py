@@ -1,0 +1,140 @@
+"""Whole-text parsing: `parse_response` on an output it already has whole.
+
+`parse_response(text, prefix=...)` is, by the reference's definition, the
+prefix's tail fed as generated text, the output fed, then finalize. Fed
+whole, every step of the output that commits before the end of the stream
+commits the same at the end of it (a match that more text could still
+change starts no earlier than every committable one it could displace), so
+the output is searched once, as the end of the stream: no partial matches,
+no hold-back, no events. Only the prefix's tail, which the reference feeds
+on its own, is processed as a feed (`_feed_tail`, the reference's steps with
+partial matching), and it is short: the chat template's generation prompt.
+
+What is particular to a template comes from its generated module: per
+parser state, one function (`scans`) that returns the match the state's
+watched delimiters commit at the end of the stream, with the tie rules
+(earliest start, longest, opens before closes, field name) decided by the
+compiler as the order of its searches. This module holds the loop they
+share: route the text before a match, open or close, store the values.
+"""
+
+from runtime.core import (
+    _ATOMS,
+    CLOSE,
+    Literals,
+    join_stripped,
+    regex_module,
+    type_tool_calls,
+)
+
+
+def store(field, output, pieces, captures, params):
+    """Close `field`'s region with its body pieces: parse, transform, type, store (SPEC: closing a region)."""
+    value = field.value_of(join_stripped(pieces) if field.strips else "".join(pieces), captures)
+    if params:
+        value = type_tool_calls(value, params)
+    name = field.name
+    if field.join is not None:
+        if not isinstance(value, str):
+            raise ValueError(
+                f"Field '{name}': 'join' requires each match to parse to a string, got {type(value).__name__}."
+            )
+        previous = output.get(name)
+        output[name] = value if previous is None else previous + field.join + value
+    elif field.repeats:
+        output.setdefault(name, []).append(value)
+    else:
+        output[name] = value
+
+
+_PARTIAL = {}  # delimiter -> (compiled regex, grows at the edge) for the tail's partial search
+
+
+def _partial_regex(delimiter):
+    known = _PARTIAL.get(delimiter)
+    if known is None:
+        rx = regex_module()
+        if isinstance(delimiter, Literals):
+            source = "|".join(rx.escape(literal) for literal in delimiter.literals)
+            known = (rx.compile(source, rx.DOTALL), delimiter.grows_at_edge)
+        else:
+            known = (delimiter.compiled, True)
+        _PARTIAL[delimiter] = known
+    return known
+
+
+def _feed_tail(parser_class, tail, output, params):
+    """The prefix's tail as the reference feeds it (SPEC steps 1-5, not at
+    the end of the stream). Returns (state, pos, pieces, captures, opened)."""
+    implicit = parser_class.IMPLICIT
+    current, pos, pieces, captures, opened = implicit, 0, [], {}, False
+    size = len(tail)
+    names = [field.name for field in parser_class.FIELDS]
+    while True:
+        state = -1 if current is None or current == implicit else current
+        best_key = best = None
+        hold = size
+        for kind, index, delimiter in parser_class.WATCH[state]:
+            compiled, grows = _partial_regex(delimiter)
+            found = compiled.search(tail, pos, partial=True)
+            if found is None:
+                continue
+            start, end = found.span()
+            if found.partial or (end == size and (start == end or grows)):
+                hold = min(hold, start)
+                continue
+            key = (start, start - end, kind, names[index])
+            if best_key is None or key < best_key:
+                best_key, best = key, (kind, index, found)
+        if best is not None and best[2].start() >= hold:
+            best = None
+        if best is None:
+            if hold > pos and current is not None:
+                pieces.append(tail[pos:hold])
+                opened = True
+            return state, max(pos, hold), pieces, captures, opened
+        kind, index, found = best
+        start, end = found.span()
+        if start > pos and current is not None:
+            pieces.append(tail[pos:start])
+            opened = True
+        pos = end
+        had_text = opened
+        if current is not None and opened:
+            store(parser_class.FIELDS[current], output, pieces, captures, params)
+        current, pieces, captures, opened = implicit, [], {}, False
+        if kind == CLOSE:
+            if not had_text and start == end:
+                return -1, pos, pieces, captures, opened
+            continue
+        current, opened = index, True
+        captures = {key: value for key, value in found.groupdict().items() if value is not None}
+
+
+TAIL_LIMIT = 256  # prefix tails up to this long are remembered (see _tail_state)
+TAILS_KEPT = 64  # per template
+_TAILS = {}  # (parser class, tail) -> what _feed_tail made of it
+
+
+def tail_state(parser_class, tail, output, params):
+    """`_feed_tail`, remembered per template for short tails that leave only
+    atoms in the message: a tail is the chat template's generation prompt
+    (`<think>\n`, an empty reasoning block), the same for every request,
+    so its steps are taken once. Never keyed by the model's output."""
+    key = (parser_class, tail)
+    known = _TAILS.get(key)
+    if known is not None:
+        state, pos, pieces, captures, opened, stored = known
+        output.update(stored)
+        return state, pos, list(pieces), dict(captures), opened
+    before = dict(output)
+    state, pos, pieces, captures, opened = _feed_tail(parser_class, tail, output, params)
+    if (
+        len(tail) <= TAIL_LIMIT
+        and len(_TAILS) < TAILS_KEPT * 4
+        and all(type(value) in _ATOMS for value in output.values())
+        and all(type(value) in _ATOMS for value in captures.values())
+    ):
+        stored = {key: value for key, value in output.items() if key not in before or before[key] is not value}
+        _TAILS[key] = (state, pos, tuple(pieces), dict(captures), opened, stored)
+    return state, pos, pieces, captures, opened
