@@ -1870,6 +1870,7 @@ class StreamParser:
     WATCH = {}
     FAST = {}
     START_ANCHOR = None
+    ANCHOR_FROM_END = None  # the anchor, when its last match is its rfind (compiler: Program.anchor_from_end)
     CONTEXT = 0
     SCAN_CONTEXT = {}
     BLIND = frozenset()
@@ -1937,8 +1938,13 @@ class StreamParser:
         self._finalized = False
         self.initial_events = []
         if prefix:
-            end = last_anchor_end(self.START_ANCHOR, prefix)
-            text = prefix if end is None else prefix[end:]
+            anchor = self.ANCHOR_FROM_END
+            if anchor is not None:
+                end = prefix.rfind(anchor)
+                text = prefix if end < 0 else prefix[end + len(anchor) :]
+            else:
+                end = last_anchor_end(self.START_ANCHOR, prefix)
+                text = prefix if end is None else prefix[end:]
             if text:
                 self._buf = text
                 self._process(self.initial_events, False)

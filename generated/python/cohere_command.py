@@ -145,6 +145,7 @@ class ResponseParser(StreamParser):
     IMPLICIT = IMPLICIT
     DEFAULTS = DEFAULTS
     START_ANCHOR = Literals(["<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"], grows_at_edge=False)
+    ANCHOR_FROM_END = "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"  # its last match is its rfind: it cannot overlap itself
     CONTEXT = 2
     # Per state, where it differs: what its own delimiters read behind the read position.
     SCAN_CONTEXT = {
@@ -183,7 +184,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    at = prefix.rfind("<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>") if prefix else -1
+    at = prefix.rfind(ResponseParser.ANCHOR_FROM_END) if prefix else -1
     tail = prefix[at + 40 :] if at >= 0 else prefix
     if tail:
         # the generation prompt's tail, as the reference feeds it

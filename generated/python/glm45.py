@@ -169,6 +169,7 @@ class ResponseParser(StreamParser):
     IMPLICIT = IMPLICIT
     DEFAULTS = DEFAULTS
     START_ANCHOR = Literals(["<|assistant|>"], grows_at_edge=False)
+    ANCHOR_FROM_END = "<|assistant|>"  # its last match is its rfind: it cannot overlap itself
     CONTEXT = 13
     # Per state, where it differs: what its own delimiters read behind the read position.
     SCAN_CONTEXT = {
@@ -207,7 +208,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    at = prefix.rfind("<|assistant|>") if prefix else -1
+    at = prefix.rfind(ResponseParser.ANCHOR_FROM_END) if prefix else -1
     tail = prefix[at + 13 :] if at >= 0 else prefix
     if tail:
         # the generation prompt's tail, as the reference feeds it

@@ -118,6 +118,7 @@ class ResponseParser(StreamParser):
     IMPLICIT = IMPLICIT
     DEFAULTS = DEFAULTS
     START_ANCHOR = Literals(["<|start_of_role|>assistant<|end_of_role|>"], grows_at_edge=False)
+    ANCHOR_FROM_END = "<|start_of_role|>assistant<|end_of_role|>"  # its last match is its rfind: it cannot overlap itself
     CONTEXT = 2
     # Per state, where it differs: what its own delimiters read behind the read position.
     SCAN_CONTEXT = {
@@ -152,7 +153,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    at = prefix.rfind("<|start_of_role|>assistant<|end_of_role|>") if prefix else -1
+    at = prefix.rfind(ResponseParser.ANCHOR_FROM_END) if prefix else -1
     tail = prefix[at + 41 :] if at >= 0 else prefix
     if tail:
         # the generation prompt's tail, as the reference feeds it

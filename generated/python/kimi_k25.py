@@ -148,6 +148,7 @@ class ResponseParser(StreamParser):
     IMPLICIT = IMPLICIT
     DEFAULTS = DEFAULTS
     START_ANCHOR = Literals(["<|im_assistant|>assistant<|im_middle|>"], grows_at_edge=False)
+    ANCHOR_FROM_END = "<|im_assistant|>assistant<|im_middle|>"  # its last match is its rfind: it cannot overlap itself
     CONTEXT = 1
     # States whose delimiters read nothing behind the read position: a whole
     # text that starts in one is searched without the context before it.
@@ -181,7 +182,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    at = prefix.rfind("<|im_assistant|>assistant<|im_middle|>") if prefix else -1
+    at = prefix.rfind(ResponseParser.ANCHOR_FROM_END) if prefix else -1
     tail = prefix[at + 38 :] if at >= 0 else prefix
     if tail:
         # the generation prompt's tail, as the reference feeds it

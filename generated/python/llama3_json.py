@@ -128,6 +128,7 @@ class ResponseParser(StreamParser):
     START_ANCHOR = Literals(
         ["<|start_header_id|>assistant<|end_header_id|>\n\n"], grows_at_edge=False
     )
+    ANCHOR_FROM_END = "<|start_header_id|>assistant<|end_header_id|>\n\n"  # its last match is its rfind: it cannot overlap itself
     CONTEXT = 2
     # What each state searches for: -1 is the implicit region (or null sink),
     # otherwise the index of the open explicit field.
@@ -155,7 +156,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    at = prefix.rfind("<|start_header_id|>assistant<|end_header_id|>\n\n") if prefix else -1
+    at = prefix.rfind(ResponseParser.ANCHOR_FROM_END) if prefix else -1
     tail = prefix[at + 47 :] if at >= 0 else prefix
     if tail:
         # the generation prompt's tail, as the reference feeds it

@@ -168,6 +168,7 @@ class ResponseParser(StreamParser):
     IMPLICIT = IMPLICIT
     DEFAULTS = DEFAULTS
     START_ANCHOR = Literals(["]~b]ai\n"], grows_at_edge=False)
+    ANCHOR_FROM_END = "]~b]ai\n"  # its last match is its rfind: it cannot overlap itself
     CONTEXT = 10
     # Per state, where it differs: what its own delimiters read behind the read position.
     SCAN_CONTEXT = {
@@ -206,7 +207,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    at = prefix.rfind("]~b]ai\n") if prefix else -1
+    at = prefix.rfind(ResponseParser.ANCHOR_FROM_END) if prefix else -1
     tail = prefix[at + 7 :] if at >= 0 else prefix
     if tail:
         # the generation prompt's tail, as the reference feeds it

@@ -171,6 +171,9 @@ class ResponseParser(StreamParser):
     IMPLICIT = IMPLICIT
     DEFAULTS = DEFAULTS
     START_ANCHOR = Literals(["<|im_start|>assistant\n"], grows_at_edge=False)
+    ANCHOR_FROM_END = (
+        "<|im_start|>assistant\n"  # its last match is its rfind: it cannot overlap itself
+    )
     CONTEXT = -1
     # Per state, where it differs: what its own delimiters read behind the read position.
     SCAN_CONTEXT = {
@@ -215,7 +218,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    at = prefix.rfind("<|im_start|>assistant\n") if prefix else -1
+    at = prefix.rfind(ResponseParser.ANCHOR_FROM_END) if prefix else -1
     tail = prefix[at + 22 :] if at >= 0 else prefix
     if tail:
         # the generation prompt's tail, as the reference feeds it
