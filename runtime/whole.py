@@ -80,7 +80,7 @@ def _feed_tail(parser_class, tail, output, params):
             if found is None:
                 continue
             start, end = found.span()
-            if found.partial or (end == size and (start == end or grows)):
+            if found.partial or (end == size and grows):  # (a zero-width match is a pattern's: it grows)
                 hold = min(hold, start)
                 continue
             key = (start, start - end, kind, names[index])
