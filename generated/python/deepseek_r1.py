@@ -13,6 +13,10 @@ with the same results as transformers' `parse_response` on this template.
     message, events = parser.finalize()
 
     message = parse_response(text, prefix=prompt)   # or a list of texts
+
+With `recover=True` (both), a region whose value fails to parse ends with a
+`region_malformed` event and parsing goes on, as vLLM's interpreter does
+(docs/recovery.md).
 """
 
 from runtime.core import (
@@ -27,6 +31,7 @@ from runtime.core import (
     StreamParser,
     run_parse_response,
 )
+from runtime.recover import RecoveringParser, run_recovering_parse
 
 __all__ = ["TEMPLATE", "ResponseParser", "parse_response"]
 
@@ -135,6 +140,7 @@ class ResponseParser(StreamParser):
     FIELDS = FIELDS
     IMPLICIT = 2
     DEFAULTS = {"role": "assistant"}
+    RECOVERING = RecoveringParser
     START_ANCHOR = Literals(["<｜tool▁outputs▁end｜>", "<｜Assistant｜>"], grows_at_edge=False)
     CONTEXT = 8
     # Per state, where it differs: what its own delimiters read behind the read position.
@@ -165,6 +171,10 @@ class ResponseParser(StreamParser):
     }
 
 
-def parse_response(text, *, prefix=None, tools=None):
+def parse_response(text, *, prefix=None, tools=None, recover=False, malformed="drop"):
     """Parse a whole output (or a list of outputs) into message dict(s)."""
+    if recover:
+        return run_recovering_parse(ResponseParser, text, prefix, tools, malformed)
+    if malformed != "drop":
+        raise ValueError("malformed= applies only with recover=True")
     return run_parse_response(ResponseParser, text, prefix, tools)

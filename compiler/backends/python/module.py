@@ -31,8 +31,12 @@ _env = jinja2.Environment(
 
 
 def runtime_core_source() -> str:
-    """runtime/core.py, for --vendor (found wherever the package is installed)."""
-    return Path(importlib.util.find_spec("runtime.core").origin).read_text(encoding="utf-8")
+    """runtime/core.py then runtime/recover.py (without its import of core), for
+    --vendor (found wherever the package is installed)."""
+    core = Path(importlib.util.find_spec("runtime.core").origin).read_text(encoding="utf-8")
+    recover = Path(importlib.util.find_spec("runtime.recover").origin).read_text(encoding="utf-8")
+    recover = re.sub(r"(?m)^from runtime\.core import .*\n", "", recover, count=1)
+    return core.rstrip("\n") + "\n\n\n# ---- runtime/recover.py ----\n" + recover
 
 
 def _identifier(name: str) -> str:
