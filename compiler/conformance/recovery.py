@@ -24,22 +24,12 @@ import sys
 from pathlib import Path
 
 from . import vllm_oracle
-from .vectors import (
-    CONFORMANCE_DIR,
-    FEATURES_DIR,
-    TEMPLATES_DIR,
-    chunkings,
-    render,
-    trace,
-)
+from .vectors import FEATURES_DIR, RECOVERY_DIR, RECOVERY_SOURCES, chunkings, render, trace
 from ..resources import TEMPLATES_DIR as BUNDLED_DIR
-
-RECOVERY_DIR = CONFORMANCE_DIR / "recovery"
-SOURCES_FILE = RECOVERY_DIR / "sources.json"
 
 
 def sources() -> dict:
-    return json.loads(SOURCES_FILE.read_text(encoding="utf-8"))
+    return json.loads(RECOVERY_SOURCES.read_text(encoding="utf-8"))
 
 
 def template_of(name: str, declared: dict) -> tuple[dict, list | None]:
@@ -51,13 +41,6 @@ def template_of(name: str, declared: dict) -> tuple[dict, list | None]:
         return json.loads(bundled.read_text(encoding="utf-8")), None
     feature = json.loads((FEATURES_DIR / f"{name}.json").read_text(encoding="utf-8"))
     return feature["template"], feature.get("tools")
-
-
-def template_files() -> dict[Path, str]:
-    """The recovery templates, copied for the runners (needs no oracle)."""
-    from .vectors import _template_text
-
-    return {TEMPLATES_DIR / f"{name}.json": _template_text(t) for name, t in sources().get("templates", {}).items()}
 
 
 def _content_fallback(template: dict, result: dict, input_text: str) -> None:

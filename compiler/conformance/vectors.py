@@ -19,7 +19,7 @@ every rule of the format; `python -m compiler vectors --coverage` names the
 cases that exercise each (compiler/conformance/coverage.py).
 
 The recovery-mode vectors (`recover=True`) are recovery.py's, written to
-compiler/conformance/recovery/ by the same command.
+compiler/conformance/recovery/ by the same command (`python -m compiler vectors`).
 
 Deterministic: the same sources always give the same bytes.
 Needs transformers (the reference) to generate; not to run the vectors.
@@ -43,6 +43,8 @@ FEATURES_DIR = CONFORMANCE_DIR / "features"
 TEMPLATES_DIR = CONFORMANCE_DIR / "templates"
 INVENTORY_FILE = CONFORMANCE_DIR / "inventory.json"
 FAILURES_DIR = CONFORMANCE_DIR / "failures"
+RECOVERY_DIR = CONFORMANCE_DIR / "recovery"  # the recovery-mode vectors (recovery.py)
+RECOVERY_SOURCES = RECOVERY_DIR / "sources.json"
 
 
 def read_failure_list(path: Path) -> dict[str, str]:
@@ -256,10 +258,14 @@ def expected_files() -> dict[Path, str]:
         count = BUNDLED_SHAPE_TEXTS if shape.name in bundled_names else SHAPE_TEXTS
         samples = shape_samples(shape, count)
         out[VECTORS_DIR / f"{file_name}.jsonl"] = render(_cases(file_name, shape.name, shape.template, samples))
-    from .recovery import template_files
-
-    out.update(template_files())
+    for name, template in recovery_templates().items():
+        out[TEMPLATES_DIR / f"{name}.json"] = _template_text(template)
     return out
+
+
+def recovery_templates() -> dict[str, dict]:
+    """The templates only the recovery-mode samples use (recovery.py), copied to templates/ with the others."""
+    return json.loads(RECOVERY_SOURCES.read_text(encoding="utf-8")).get("templates", {})
 
 
 def write_all(check: bool = False) -> list[Path]:
@@ -277,6 +283,4 @@ def write_all(check: bool = False) -> list[Path]:
             stale.append(path)
             if not check:
                 path.unlink()
-    from .recovery import stale_files  # the recovery-mode vectors (skipped without vLLM's interpreter)
-
-    return stale + stale_files(check)
+    return stale

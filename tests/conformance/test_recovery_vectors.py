@@ -48,3 +48,23 @@ def test_python_backend_passes_recovery_vectors(path: Path):
             if not same(json.loads(json.dumps(message)), wanted):
                 failures.append(case["id"] + " (parse_response)")
     assert failures == [], "differs from the recovery vectors"
+
+
+def test_recovery_vectors_are_fresh():
+    """Fails when the samples changed: run `python -m compiler vectors` (needs vLLM's interpreter)."""
+    from compiler.conformance import vllm_oracle
+    from compiler.conformance.recovery import stale_files
+
+    if vllm_oracle.find_sources() is None:
+        pytest.skip("vLLM's interpreter not found (compiler/conformance/vllm_oracle.py); committed vectors still run")
+    assert [str(p) for p in stale_files(check=True)] == []
+
+
+def test_vendored_python_module_passes_recovery_vectors():
+    """The --vendor module (runtime/core.py and runtime/recover.py inlined), through the conformance protocol."""
+    from compiler.conformance import run
+
+    cases = read_json_lines(RECOVERY_DIR / "qwen3.jsonl")
+    results = run("py", "templates_src/qwen3.json", cases)
+    keys = ("initial_events", "feeds", "final_events", "message", "error")
+    assert [c["id"] for c, r in zip(cases, results) if not same({k: r[k] for k in keys}, {k: c[k] for k in keys})] == []
