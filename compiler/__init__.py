@@ -20,14 +20,4 @@ from .grammar import GrammarError, grammar  # noqa: E402
 from .pipeline import compile_template, to_program  # noqa: E402
 from .integrations.transformers import restore, use_compiled  # noqa: E402
 
-__all__ = [
-    "GrammarError",
-    "grammar",
-    "Problem",
-    "TemplateError",
-    "compile_template",
-    "restore",
-    "to_program",
-    "use_compiled",
-    "__version__",
-]
+__all__ = ["GrammarError", "grammar", "Problem", "TemplateError", "compile_template", "restore", "to_program", "use_compiled", "__version__"]

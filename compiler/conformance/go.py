@@ -55,12 +55,12 @@ def write_module(sources_by_name: dict[str, sources.Source], workdir: Path) -> N
         imports.append(f'\t{pkg} "{HARNESS_MODULE}/{pkg}"')
         entries.append(f"\t\t{json.dumps(name)}: {pkg}.New,")
     main = (
-        'package main\n\nimport (\n\t"fmt"\n\t"os"\n\n'
+        "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\n"
         f'\t"{RUNTIME_MODULE}/conformance"\n'
         + "\n".join(imports)
         + "\n)\n\nfunc main() {\n\tparsers := map[string]conformance.NewFunc{\n"
         + "\n".join(entries)
-        + '\n\t}\n\tfallback := ""\n\tif len(os.Args) > 1 {\n\t\tfallback = os.Args[1]\n\t}\n'
+        + "\n\t}\n\tfallback := \"\"\n\tif len(os.Args) > 1 {\n\t\tfallback = os.Args[1]\n\t}\n"
         "\tif err := conformance.Serve(parsers, fallback, os.Stdin, os.Stdout); err != nil {\n"
         "\t\tfmt.Fprintln(os.Stderr, err)\n\t\tos.Exit(1)\n\t}\n}\n"
     )

@@ -127,7 +127,9 @@ def _implicit_overwrite(program: Program) -> list[Finding]:
     # Repeating blocks are the ones that follow content, separated by
     # newlines; a single block (reasoning) normally comes first.
     explicit = [field for field in program.fields if field.open is not None]
-    unguarded = [field.name for field in explicit if field.repeats and not _absorbs_leading_whitespace(field.open)]
+    unguarded = [
+        field.name for field in explicit if field.repeats and not _absorbs_leading_whitespace(field.open)
+    ]
     close_guarded = implicit.close is None or _absorbs_leading_whitespace(implicit.close)
     if not explicit or (not unguarded and close_guarded):
         return []
@@ -175,9 +177,7 @@ def _named_groups(program: Program) -> list[Finding]:
             unused = sorted(set(field.open.group_names) - _placeholder_roots(field.transform))
             if unused and not field.transform_each:
                 findings.append(
-                    Finding(
-                        "unused-group", field.open.path, f"named group(s) {unused} are used by no transform placeholder"
-                    )
+                    Finding("unused-group", field.open.path, f"named group(s) {unused} are used by no transform placeholder")
                 )
         if isinstance(field.close, RegexDelimiter) and field.close.group_names:
             findings.append(
@@ -262,9 +262,7 @@ def _regex_findings(program: Program) -> list[Finding]:
         if info.can_match_empty:
             findings.append(Finding("empty-match", path, "can match the empty string (a zero-width delimiter)"))
         if info.backtracking_risk:
-            findings.append(
-                Finding("backtracking", path, f"prone to catastrophic backtracking: {info.backtracking_risk}")
-            )
+            findings.append(Finding("backtracking", path, f"prone to catastrophic backtracking: {info.backtracking_risk}"))
         if info.regex_module_quirk:
             findings.append(Finding("regex-quirk", path, info.regex_module_quirk))
         for problem in info.js_problems:

@@ -158,12 +158,7 @@ def trace(template: dict, output: str, prefix: str = "", tools=None) -> list[Los
     for region in regions:
         field = spec.fields[region.field]
         body, offsets = _body_spans(region.pieces)
-        if (
-            field.transform is not None
-            and not field.transform_each
-            and not _uses_content(field.transform)
-            and body.strip()
-        ):
+        if field.transform is not None and not field.transform_each and not _uses_content(field.transform) and body.strip():
             lost.extend((offsets[i], offsets[i] + 1, "unused", region.field) for i in range(len(body)))
         for a, b in _unparsed_ranges(body, field.content, field.content_args or {}):
             lost.extend((offsets[i], offsets[i] + 1, "unparsed", region.field) for i in range(a, b))

@@ -7,18 +7,7 @@ import json
 from ..passes.fast_path import reach_back
 from ..regex import RegexSyntaxError, parse
 from .check import PLACEHOLDER, CheckedDelimiter, CheckedTemplate
-from ..ir import (
-    Field,
-    LiteralDelimiter,
-    Program,
-    RegexDelimiter,
-    TDict,
-    TList,
-    TLiteral,
-    TPlaceholder,
-    Transform,
-    json_text,
-)
+from ..ir import Field, LiteralDelimiter, Program, RegexDelimiter, TDict, TList, TLiteral, TPlaceholder, Transform, json_text
 
 
 def _delimiter(checked: CheckedDelimiter | None):

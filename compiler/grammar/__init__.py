@@ -19,9 +19,7 @@ FORMATS = ("structural-tag", "lark", "gbnf", "ebnf")
 __all__ = ["FORMATS", "GrammarError", "grammar", "grammar_for_source"]
 
 
-def grammar_for_source(
-    source, tools=None, *, format="lark", prefix="", tool_choice="auto", parallel=True, reasoning="allow"
-) -> str:
+def grammar_for_source(source, tools=None, *, format="lark", prefix="", tool_choice="auto", parallel=True, reasoning="allow") -> str:
     from ..pipeline import to_program
 
     if format not in FORMATS:
@@ -59,12 +57,7 @@ def grammar_model(template, tools=None, *, format="gbnf", **options):
     from ..pipeline import to_program
 
     source = sources.from_dict(template) if isinstance(template, dict) else sources.read(str(template))
-    opts = Options(
-        options.get("prefix", ""),
-        options.get("tool_choice", "auto"),
-        options.get("parallel", True),
-        options.get("reasoning", "allow"),
-    )
+    opts = Options(options.get("prefix", ""), options.get("tool_choice", "auto"), options.get("parallel", True), options.get("reasoning", "allow"))
     return Builder(to_program(source), source.template, normalize_tools(tools), opts, format).build()
 
 
@@ -74,9 +67,7 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12] if text else "(none)"
 
 
-def grammar(
-    template, tools=None, *, format="lark", prefix="", tool_choice="auto", parallel=True, reasoning="allow"
-) -> str:
+def grammar(template, tools=None, *, format="lark", prefix="", tool_choice="auto", parallel=True, reasoning="allow") -> str:
     """The grammar of what a model may write for `template` (a dict, a path
     or a bundled name) and `tools` (OpenAI tool dicts)."""
     from ..frontend import source as sources

@@ -42,9 +42,7 @@ class GbnfPrinter:
         # time, as free text walks its automaton: an engine that lexes GBNF
         # (llguidance converts it to Lark) then never has to choose between
         # "<" and "<think>" before it sees which one the text is.
-        self.split_first = {
-            e[0] for node in _all_nodes(grammar) if isinstance(node, m.Until) for e in node.exclude if e
-        }
+        self.split_first = {e[0] for node in _all_nodes(grammar) if isinstance(node, m.Until) for e in node.exclude if e}
         self.dialect = dialect  # "gbnf" or "ebnf"
         self.extra: dict[str, str] = {}
         self.runs: dict[str, str] = {}

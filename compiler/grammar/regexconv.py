@@ -13,23 +13,7 @@ from dataclasses import dataclass
 
 from ..regex import parse
 from ..regex.charset import CharSet, set_of
-from ..regex.nodes import (
-    BOS,
-    END,
-    EOS,
-    START,
-    Alt,
-    Anchor,
-    Category,
-    Char,
-    Class,
-    Concat,
-    Dot,
-    Group,
-    Look,
-    Node,
-    Repeat,
-)
+from ..regex.nodes import BOS, END, EOS, START, Alt, Anchor, Category, Char, Class, Concat, Dot, Group, Look, Node, Repeat
 from . import model as m
 
 
@@ -253,12 +237,7 @@ def variants(node: Node, limit: int = 128, *, optional_chars: bool = False) -> l
             return [Group(v, n.index, n.name) for v in go(n.body)]
         if isinstance(n, Alt):
             return [v for branch in n.branches for v in go(branch)]
-        if (
-            isinstance(n, _Repeat)
-            and n.min == 0
-            and n.max == 1
-            and (optional_chars or not isinstance(n.body, (Char, Class, Category, Dot)))
-        ):
+        if isinstance(n, _Repeat) and n.min == 0 and n.max == 1 and (optional_chars or not isinstance(n.body, (Char, Class, Category, Dot))):
             return [Concat(())] + go(n.body)
         if isinstance(n, Concat):
             out: list[Node] = [Concat(())]

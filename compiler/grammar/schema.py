@@ -16,48 +16,14 @@ from ..regex.charset import CharSet
 from . import model as m
 
 IGNORED = {
-    "description",
-    "title",
-    "default",
-    "examples",
-    "$schema",
-    "$comment",
-    "additionalProperties",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "strict",
-    "nullable",
+    "description", "title", "default", "examples", "$schema", "$comment", "additionalProperties",
+    "deprecated", "readOnly", "writeOnly", "strict", "nullable",
 }
 UNSUPPORTED = {
-    "pattern",
-    "format",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "patternProperties",
-    "allOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "$ref",
-    "$defs",
-    "definitions",
-    "dependentRequired",
-    "dependentSchemas",
-    "uniqueItems",
-    "propertyNames",
-    "contains",
-    "prefixItems",
-    "minProperties",
-    "maxProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
+    "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+    "minLength", "maxLength", "patternProperties", "allOf", "not", "if", "then", "else", "$ref", "$defs",
+    "definitions", "dependentRequired", "dependentSchemas", "uniqueItems", "propertyNames", "contains",
+    "prefixItems", "minProperties", "maxProperties", "unevaluatedProperties", "unevaluatedItems",
 }
 KNOWN = {"type", "properties", "required", "items", "enum", "const", "anyOf", "oneOf", "minItems", "maxItems"}
 
@@ -65,9 +31,7 @@ WS_CHARS = CharSet.chars(" \t\n\r")
 WS = m.Rep(m.Chars(WS_CHARS), 0, None)
 DIGIT = m.Chars(CharSet.of([(ord("0"), ord("9"))]))
 HEX = m.Chars(CharSet.of([(ord("0"), ord("9")), (ord("a"), ord("f")), (ord("A"), ord("F"))]))
-INTEGER = m.seq(
-    m.opt(m.Lit("-")), m.alt(m.Lit("0"), m.seq(m.Chars(CharSet.of([(ord("1"), ord("9"))])), m.Rep(DIGIT, 0, None)))
-)
+INTEGER = m.seq(m.opt(m.Lit("-")), m.alt(m.Lit("0"), m.seq(m.Chars(CharSet.of([(ord("1"), ord("9"))])), m.Rep(DIGIT, 0, None))))
 # Numbers stay finite: at most 16 integer digits and a two-digit exponent
 # (a parser reading `1E999` gets infinity, which no schema's number is, and
 # a value parser casting text keeps it a string).
@@ -81,15 +45,9 @@ NUMBER = m.seq(
 # characters), so every format accepts the same strings.
 _STRING_CHAR = m.alt(
     m.Chars(CharSet.of([(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x10FFFF)])),
-    m.seq(
-        m.Lit("\\"), m.alt(m.Chars(CharSet.chars('"\\bfnrt')), m.seq(m.Lit("u00"), m.Chars(CharSet.chars("01")), HEX))
-    ),
+    m.seq(m.Lit("\\"), m.alt(m.Chars(CharSet.chars('"\\bfnrt')), m.seq(m.Lit("u00"), m.Chars(CharSet.chars("01")), HEX))),
 )
-BARE_KEY = m.Rep(
-    m.Chars(CharSet.of([(ord("0"), ord("9")), (ord("A"), ord("Z")), (ord("_"), ord("_")), (ord("a"), ord("z"))])),
-    1,
-    None,
-)
+BARE_KEY = m.Rep(m.Chars(CharSet.of([(ord("0"), ord("9")), (ord("A"), ord("Z")), (ord("_"), ord("_")), (ord("a"), ord("z"))])), 1, None)
 STRING = m.seq(m.Lit('"'), m.Rep(_STRING_CHAR, 0, None), m.Lit('"'))
 
 
@@ -118,11 +76,8 @@ class Expander:
     def string(self) -> m.Node:
         options = [STRING]
         for open_, close in self.dialect.string_delims:
-            options.append(
-                m.Until((close,), ((close, m.EMPTY),), False, None)
-                if open_ == ""
-                else m.seq(m.Lit(open_), m.Until((close,), ((close, m.EMPTY),), False))
-            )
+            options.append(m.Until((close,), ((close, m.EMPTY),), False, None) if open_ == "" else
+                           m.seq(m.Lit(open_), m.Until((close,), ((close, m.EMPTY),), False)))
         return self.grammar.add("json_string" if not self.dialect.string_delims else "json_string_d", m.alt(*options))
 
     def literal_string(self, text: str) -> m.Node:
@@ -159,15 +114,11 @@ class Expander:
             gap = m.EMPTY if self.dialect.unquoted_keys else WS
             key = m.alt(self.string(), BARE_KEY) if self.dialect.unquoted_keys else self.string()
             member = m.seq(key, gap, m.Lit(":"), WS, ref, WS)
-            obj = m.seq(
-                m.Lit("{"), gap, m.opt(m.seq(member, m.Rep(m.seq(m.Lit(","), gap, member), 0, None))), m.Lit("}")
-            )
+            obj = m.seq(m.Lit("{"), gap, m.opt(m.seq(member, m.Rep(m.seq(m.Lit(","), gap, member), 0, None))), m.Lit("}"))
             self.grammar.rules["json_object"] = obj
             item = m.seq(ref, WS)
             arr = m.seq(m.Lit("["), WS, m.opt(m.seq(item, m.Rep(m.seq(m.Lit(","), WS, item), 0, None))), m.Lit("]"))
-            self.grammar.rules[name] = m.alt(
-                m.Ref("json_object"), arr, self.string(), NUMBER, m.Lit("true"), m.Lit("false"), m.Lit("null")
-            )
+            self.grammar.rules[name] = m.alt(m.Ref("json_object"), arr, self.string(), NUMBER, m.Lit("true"), m.Lit("false"), m.Lit("null"))
         return m.Ref(name)
 
     def any_object(self) -> m.Node:
@@ -181,9 +132,7 @@ class Expander:
             raise self._error(path, f"a schema must be an object, not {json.dumps(schema)[:40]}")
         for key in schema:
             if key in UNSUPPORTED:
-                raise self._error(
-                    f"{path}.{key}", f"the JSON-schema keyword '{key}' cannot be expressed in a {self.fmt} grammar"
-                )
+                raise self._error(f"{path}.{key}", f"the JSON-schema keyword '{key}' cannot be expressed in a {self.fmt} grammar")
             if key not in KNOWN and key not in IGNORED and not key.startswith("x-"):
                 raise self._error(f"{path}.{key}", f"unknown JSON-schema keyword '{key}'")
         if "const" in schema:
@@ -234,10 +183,7 @@ class Expander:
         # A bare key is only quoted by the parser right after "{" or "," and
         # right before ":": no whitespace around keys in that dialect.
         gap = m.EMPTY if self.dialect.unquoted_keys else WS
-        members = {
-            k: m.seq(self.key(k), gap, m.Lit(":"), WS, self.value(v, f"{path}.properties.{k}"), WS)
-            for k, v in props.items()
-        }
+        members = {k: m.seq(self.key(k), gap, m.Lit(":"), WS, self.value(v, f"{path}.properties.{k}"), WS) for k, v in props.items()}
         body = members_in_order(self.grammar, list(props), required, members, m.seq(m.Lit(","), gap))
         return m.seq(m.Lit("{"), gap, body, m.Lit("}"))
 
@@ -317,13 +263,8 @@ def members_any_order(
             return names[done]
         # The separator is written with each member (one lexeme with its
         # first literal, as members_in_order does, for greedy lexers).
-        node = m.alt(
-            *(
-                m.seq(m.EMPTY if done == 0 else sep, members[k], state(done | 1 << i))
-                for i, k in enumerate(order)
-                if not done >> i & 1
-            )
-        )
+        node = m.alt(*(m.seq(m.EMPTY if done == 0 else sep, members[k], state(done | 1 << i))
+                       for i, k in enumerate(order) if not done >> i & 1))
         if done & need == need:
             node = m.alt(node, m.EMPTY)  # what ends a loop comes last (grammar_engine.walk finishes on it)
         ref = grammar.add(f"any_order_{done:x}", node)

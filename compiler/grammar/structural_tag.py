@@ -76,10 +76,8 @@ def structural_tag(builder: Builder) -> dict:
         found = [s for branch in rc.variants(builder.ast(field.open)) for s in (rc.splits(branch) or [])]
     if found:  # a trigger is searched in free text: not one only at the start or after a given character
         found = [
-            s
-            for s in found
-            if not s.start_only
-            and not any(isinstance(item, Look) and item.behind and not item.negative for item in s.pre)
+            s for s in found
+            if not s.start_only and not any(isinstance(item, Look) and item.behind and not item.negative for item in s.pre)
         ]
     if not found:
         raise m.GrammarError(field.open.path, "no literal trigger starts every match of the open")
@@ -104,21 +102,11 @@ def structural_tag(builder: Builder) -> dict:
         if b.name[0] == "content":
             # The body holds the name: write it before the arguments.
             if len(name_path) != len(args_path) or name_path[:-1] != args_path[:-1]:
-                raise m.GrammarError(
-                    field.path + ".transform", "the name and the arguments are not siblings in the body"
-                )
+                raise m.GrammarError(field.path + ".transform", "the name and the arguments are not siblings in the body")
             for key in name_path[:-1]:
                 begin += "{" + json.dumps(key) + ": "
                 end = "}" + end
-            begin += (
-                "{"
-                + json.dumps(name_path[-1])
-                + ": "
-                + json.dumps(tool.name, ensure_ascii=False)
-                + ", "
-                + json.dumps(args_path[-1])
-                + ": "
-            )
+            begin += "{" + json.dumps(name_path[-1]) + ": " + json.dumps(tool.name, ensure_ascii=False) + ", " + json.dumps(args_path[-1]) + ": "
             end = "}" + end
         else:
             for key in args_path:

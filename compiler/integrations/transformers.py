@@ -320,7 +320,9 @@ def _module(tokenizer, override):
 def _fallback(method, reason, *args, **kwargs):
     result = method(*args, **kwargs)
     if reason:
-        warnings.warn(f"response-template compiler: {reason}; transformers' interpreter was used instead", stacklevel=3)
+        warnings.warn(
+            f"response-template compiler: {reason}; transformers' interpreter was used instead", stacklevel=3
+        )
     return result
 
 
