@@ -98,7 +98,12 @@ class RecoveringParser:
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
         if text:
-            self._buf += text
+            # The buffer's only reference is the local while it grows, so
+            # CPython extends it in place instead of copying all of it.
+            buf = self._buf
+            self._buf = ""
+            buf += text
+            self._buf = buf
         events = []
         self._process(events, False)
         return events

@@ -90,7 +90,9 @@ func (p *Parser) InputText() string {
 }
 
 func (p *Parser) recFeed(dst []Event, text string) ([]Event, error) {
-	p.buf += text
+	if text != "" {
+		p.extend(text) // the append-only store: a feed copies its text, not the buffer
+	}
 	events := []Event{}
 	err := p.recProcess(&events, false)
 	if p.appending {
