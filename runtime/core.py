@@ -1876,8 +1876,16 @@ class StreamParser:
     BLIND = frozenset()
     CUT = None
     DEFAULTS = {}
+    RECOVERING = None  # the class of recover=True parsers (runtime/recover.py), set by the generated module
 
-    def __init__(self, prefix=None, *, tools=None):
+    def __new__(cls, prefix=None, *, tools=None, recover=False, malformed="drop"):
+        if recover:
+            return cls.RECOVERING(cls, prefix, tools=tools, malformed=malformed)
+        return object.__new__(cls)
+
+    def __init__(self, prefix=None, *, tools=None, recover=False, malformed="drop"):
+        if malformed != "drop":
+            raise ValueError("malformed= applies only with recover=True")
         if prefix is None:
             raise ValueError(
                 "ResponseParser/parse_response requires `prefix` (the chat prompt sent to the model before "

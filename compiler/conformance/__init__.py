@@ -2,7 +2,8 @@
 parser generated for one language, speaking the protocol every backend's
 runner speaks.
 
-Input (stdin): one JSON case per line, {"id", "prefix", "chunks", "tools"}.
+Input (stdin): one JSON case per line, {"id", "prefix", "chunks", "tools"},
+plus "recover": true (and "malformed") for a recovery-mode case.
 Output (stdout): one JSON line per case, {"id", "initial_events", "feeds",
 "final_events", "message", "error"}; `error` is null or {"stage": "init" |
 "feed" | "finalize", "index": chunk index of a failing feed (else 0),
@@ -45,7 +46,9 @@ def read_cases(stream) -> list[dict]:
         case = json.loads(line)
         if not isinstance(case, dict) or "chunks" not in case or "prefix" not in case:
             raise ValueError(f"line {number}: a case needs at least 'prefix' and 'chunks'")
-        cases.append({"id": case.get("id"), "prefix": case["prefix"], "chunks": case["chunks"], "tools": case.get("tools")})
+        one = {"id": case.get("id"), "prefix": case["prefix"], "chunks": case["chunks"], "tools": case.get("tools")}
+        one.update({key: case[key] for key in ("recover", "malformed") if key in case})  # recovery mode
+        cases.append(one)
     return cases
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..frontend import source as sources
 from ..backends import python as backend
 from ..pipeline import to_program
-from .vectors import trace
+from .vectors import parser_options, trace
 
 
 def run(template_path, cases: list[dict]) -> list[dict]:
@@ -24,7 +24,8 @@ def run(template_path, cases: list[dict]) -> list[dict]:
         spec.loader.exec_module(module)
     results = []
     for case in cases:
-        out = trace(lambda: module.ResponseParser(case["prefix"], tools=case.get("tools")), case["chunks"])
+        make = lambda: module.ResponseParser(case["prefix"], tools=case.get("tools"), **parser_options(case))  # noqa: E731
+        out = trace(make, case["chunks"])
         # JSON has no tuples: what the protocol carries is the JSON form.
         results.append({"id": case.get("id"), **json.loads(json.dumps(out, ensure_ascii=False))})
     return results

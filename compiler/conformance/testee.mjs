@@ -2,7 +2,8 @@
 //
 //   node conformance_js.mjs MODULE.mjs < cases.jsonl > results.jsonl
 //
-// Each input line is a case {"id", "prefix", "chunks", "tools"}; each output
+// Each input line is a case {"id", "prefix", "chunks", "tools"} (and
+// "recover", "malformed" for the recovery mode); each output
 // line is {"id", "initial_events", "feeds", "final_events", "message", "error"},
 // with `error` null or {"stage", "index", "type"} (the Python class name).
 // Lines are read and written with Python's json semantics (NaN, big ints).
@@ -17,6 +18,11 @@ export function errorType(error) {
   return `JavaScript:${error && error.name ? error.name : typeof error}`;
 }
 
+/** Events as vectors hold them: a region_malformed event's error as its Python class name. */
+function plainEvents(events) {
+  return events.map((event) => ("error" in event ? { ...event, error: errorType(event.error) } : event));
+}
+
 /** Everything observable of one run, up to the first exception (as compiler/conformance/vectors.py's trace). */
 export function trace(makeParser, chunks) {
   const result = { initial_events: null, feeds: [], final_events: null, message: null, error: null };
@@ -27,17 +33,19 @@ export function trace(makeParser, chunks) {
     result.error = { stage: "init", index: 0, type: errorType(error) };
     return result;
   }
-  result.initial_events = parser.initialEvents;
+  result.initial_events = plainEvents(parser.initialEvents);
   for (let index = 0; index < chunks.length; index++) {
     try {
-      result.feeds.push(parser.feed(chunks[index]));
+      result.feeds.push(plainEvents(parser.feed(chunks[index])));
     } catch (error) {
       result.error = { stage: "feed", index, type: errorType(error) };
       return result;
     }
   }
   try {
-    [result.message, result.final_events] = parser.finalize();
+    let events;
+    [result.message, events] = parser.finalize();
+    result.final_events = plainEvents(events);
   } catch (error) {
     result.error = { stage: "finalize", index: 0, type: errorType(error) };
   }
@@ -46,7 +54,10 @@ export function trace(makeParser, chunks) {
 
 /** One case through a generated module: the protocol's output object. */
 export function runCase(module, testCase) {
-  const out = trace(() => new module.ResponseParser(testCase.prefix, { tools: testCase.tools ?? null }), testCase.chunks);
+  const options = { tools: testCase.tools ?? null };
+  if (testCase.recover !== undefined) options.recover = testCase.recover; // the recovery-mode vectors
+  if (testCase.malformed !== undefined) options.malformed = testCase.malformed;
+  const out = trace(() => new module.ResponseParser(testCase.prefix, options), testCase.chunks);
   return { id: testCase.id, ...out };
 }
 

@@ -18,6 +18,9 @@ compiler/conformance/templates/<template>.json. compiler/conformance/inventory.j
 every rule of the format; `python -m compiler vectors --coverage` names the
 cases that exercise each (compiler/conformance/coverage.py).
 
+The recovery-mode vectors (`recover=True`) are recovery.py's, written to
+compiler/conformance/recovery/ by the same command (`python -m compiler vectors`).
+
 Deterministic: the same sources always give the same bytes.
 Needs transformers (the reference) to generate; not to run the vectors.
 """
@@ -40,6 +43,8 @@ FEATURES_DIR = CONFORMANCE_DIR / "features"
 TEMPLATES_DIR = CONFORMANCE_DIR / "templates"
 INVENTORY_FILE = CONFORMANCE_DIR / "inventory.json"
 FAILURES_DIR = CONFORMANCE_DIR / "failures"
+RECOVERY_DIR = CONFORMANCE_DIR / "recovery"  # the recovery-mode vectors (recovery.py)
+RECOVERY_SOURCES = RECOVERY_DIR / "sources.json"
 
 
 def read_failure_list(path: Path) -> dict[str, str]:
@@ -105,6 +110,20 @@ def _class_name(error: BaseException) -> str:
     return type(error).__name__
 
 
+def plain_events(events: list[dict], error_type=_class_name) -> list[dict]:
+    """Events as vectors hold them: a recovery-mode `region_malformed` event's
+    exception (its "error") recorded by `error_type`, as a raised one is."""
+    if not any("error" in event for event in events):
+        return events
+    return [{**event, "error": error_type(event["error"])} if "error" in event else event for event in events]
+
+
+def parser_options(case: dict) -> dict:
+    """The parser options a case asks for besides prefix and tools: `recover`
+    (and `malformed`) for the recovery-mode vectors (compiler/conformance/recovery.py)."""
+    return {key: case[key] for key in ("recover", "malformed") if key in case}
+
+
 def trace(make_parser, chunks: list[str], error_type=_class_name) -> dict:
     """Everything observable of one run, up to the first exception: the
     vector fields initial_events, feeds, final_events, message, error.
@@ -116,15 +135,16 @@ def trace(make_parser, chunks: list[str], error_type=_class_name) -> dict:
     except Exception as error:  # noqa: BLE001 - the class is the result
         result["error"] = {"stage": "init", "index": 0, "type": error_type(error)}
         return result
-    result["initial_events"] = parser.initial_events
+    result["initial_events"] = plain_events(parser.initial_events, error_type)
     for index, chunk in enumerate(chunks):
         try:
-            result["feeds"].append(parser.feed(chunk))
+            result["feeds"].append(plain_events(parser.feed(chunk), error_type))
         except Exception as error:  # noqa: BLE001
             result["error"] = {"stage": "feed", "index": index, "type": error_type(error)}
             return result
     try:
-        result["message"], result["final_events"] = parser.finalize()
+        result["message"], final_events = parser.finalize()
+        result["final_events"] = plain_events(final_events, error_type)
     except Exception as error:  # noqa: BLE001
         result["error"] = {"stage": "finalize", "index": 0, "type": error_type(error)}
     return result
@@ -238,7 +258,14 @@ def expected_files() -> dict[Path, str]:
         count = BUNDLED_SHAPE_TEXTS if shape.name in bundled_names else SHAPE_TEXTS
         samples = shape_samples(shape, count)
         out[VECTORS_DIR / f"{file_name}.jsonl"] = render(_cases(file_name, shape.name, shape.template, samples))
+    for name, template in recovery_templates().items():
+        out[TEMPLATES_DIR / f"{name}.json"] = _template_text(template)
     return out
+
+
+def recovery_templates() -> dict[str, dict]:
+    """The templates only the recovery-mode samples use (recovery.py), copied to templates/ with the others."""
+    return json.loads(RECOVERY_SOURCES.read_text(encoding="utf-8")).get("templates", {})
 
 
 def write_all(check: bool = False) -> list[Path]:

@@ -20,3 +20,13 @@ func TestVectors(t *testing.T) {
 	}
 	conformance.Appending = false
 }
+
+// TestRecoveryVectors runs the recovery-mode cases (compiler/conformance/recovery, WithRecover)
+// whose template is bundled, with Feed and with AppendFeed.
+func TestRecoveryVectors(t *testing.T) {
+	for run := 0; run < 2; run++ {
+		conformance.Appending = run == 1
+		conformance.RunVectors(t, All, "../../compiler/conformance/recovery", "../../compiler/conformance/failures/go.txt")
+	}
+	conformance.Appending = false
+}

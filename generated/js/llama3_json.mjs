@@ -12,6 +12,9 @@
 //   const [message, events] = parser.finalize();
 //
 //   parseResponse(text, { prefix: prompt });     // or a list of texts
+//
+// With `recover: true` (both), a region whose value fails to parse ends with
+// a `region_malformed` event and parsing goes on, as vLLM's interpreter does.
 
 import {
   CLOSE,
@@ -19,8 +22,10 @@ import {
   Literals,
   OPEN,
   Placeholder,
+  RecoveringParser,
   Regex,
   StreamParser,
+  ValueError,
   registerContentRegex,
   runParseResponse,
 } from "response-template-runtime";
@@ -118,12 +123,20 @@ const SPEC = {
 
 /** Streaming parser for this template; `prefix` is required ("" opts out). */
 export class ResponseParser extends StreamParser {
-  constructor(prefix, { tools = null } = {}) {
+  constructor(prefix, { tools = null, recover = false, malformed = "drop" } = {}) {
+    // recover: vLLM's recovery mode, a RecoveringParser with the same API (docs/recovery.md)
+    if (recover) return new RecoveringParser(SPEC, prefix, { tools, malformed });
+    if (malformed !== "drop") throw new ValueError("malformed= applies only with recover=True");
     super(SPEC, prefix, { tools });
   }
 }
 
 /** Parse a whole output (or a list of outputs) into message object(s). */
-export function parseResponse(text, { prefix, tools = null } = {}) {
-  return runParseResponse((one, oneTools) => new ResponseParser(one, { tools: oneTools }), text, prefix, tools);
+export function parseResponse(text, { prefix, tools = null, recover = false, malformed = "drop" } = {}) {
+  return runParseResponse(
+    (one, oneTools) => new ResponseParser(one, { tools: oneTools, recover, malformed }),
+    text,
+    prefix,
+    tools,
+  );
 }

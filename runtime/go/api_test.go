@@ -95,7 +95,7 @@ func TestParseWithGivesTheReferenceMessageInItsKeyOrder(t *testing.T) {
 func TestEventTypesNameTheReferenceEvents(t *testing.T) {
 	names := map[rt.EventType]string{
 		rt.RegionOpen: "region_open", rt.RegionChunk: "region_chunk", rt.RegionClose: "region_close",
-		0: "EventType(0)", 4: "EventType(4)",
+		rt.RegionMalformed: "region_malformed", 0: "EventType(0)", 5: "EventType(5)",
 	}
 	for kind, name := range names {
 		if got := kind.String(); got != name {

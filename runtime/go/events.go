@@ -23,6 +23,12 @@ type eventHead struct {
 	dirty bool
 	field string
 	value any
+	// The recovery mode's (recover.go): the span, an explicit open's
+	// captures, a malformed region's error.
+	spans, hasCaptures bool
+	start, end         int
+	captures           []Capture
+	err                error
 }
 
 // NewEvent makes an event (the parser makes its own; this is for callers
@@ -64,8 +70,37 @@ func (e Event) Value() any {
 	return e.head.value
 }
 
-// EventType is an event's "type": RegionOpen, RegionChunk or RegionClose;
-// String gives the reference's name.
+// Span is the recovery mode's start and end of an open, close or malformed
+// event: the delimiter's span in the parser's InputText, in characters
+// (Python string indices; empty for implicit boundaries). ok is false for a
+// chunk and in the default mode.
+func (e Event) Span() (start, end int, ok bool) {
+	if e.head == nil || !e.head.spans {
+		return 0, 0, false
+	}
+	return e.head.start, e.head.end, true
+}
+
+// Captures are the recovery mode's named groups of an explicit open (ok
+// false for other events and in the default mode).
+func (e Event) Captures() (captures []Capture, ok bool) {
+	if e.head == nil || !e.head.hasCaptures {
+		return nil, false
+	}
+	return e.head.captures, true
+}
+
+// Err is a RegionMalformed event's error (its PythonType is the class the
+// interpreter raised); nil for the other types.
+func (e Event) Err() error {
+	if e.head == nil {
+		return nil
+	}
+	return e.head.err
+}
+
+// EventType is an event's "type": RegionOpen, RegionChunk, RegionClose or
+// (recovery mode) RegionMalformed; String gives the reference's name.
 type EventType uint8
 
 // The event types.
@@ -73,9 +108,12 @@ const (
 	RegionOpen EventType = iota + 1
 	RegionChunk
 	RegionClose
+	RegionMalformed
 )
 
-var eventTypeNames = [...]string{RegionOpen: "region_open", RegionChunk: "region_chunk", RegionClose: "region_close"}
+var eventTypeNames = [...]string{
+	RegionOpen: "region_open", RegionChunk: "region_chunk", RegionClose: "region_close", RegionMalformed: "region_malformed",
+}
 
 // String is the type's name in the reference's events ("region_chunk").
 func (t EventType) String() string {

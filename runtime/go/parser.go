@@ -83,6 +83,8 @@ type Parser struct {
 	fromState int
 	fromPos   int
 	consumed  int
+	rec       *recovery // the recovery mode's state (nil: the default mode; see recover.go)
+	malformed string    // WithMalformed's mode
 }
 
 // NewParser starts a parser; prefix is the prompt text sent to the model
@@ -97,9 +99,18 @@ func NewParser(prog *Program, prefix string, opts ...Option) (*Parser, error) {
 			return nil, err
 		}
 	}
+	if p.malformed != "" && p.rec == nil {
+		return nil, Errorf("ValueError", "malformed= applies only with recover=True")
+	}
 	p.output = DeepCopy(prog.defaults).(*Object) // [template.defaults]
 	p.enterImplicit()
 	p.initial = []Event{}
+	if p.rec != nil {
+		if err := p.startRecovering(prefix); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 	if prefix != "" {
 		text := prefix
 		if end := lastAnchorEnd(prog.StartAnchor, prefix); end >= 0 {
@@ -146,6 +157,9 @@ func (p *Parser) Feed(text string) ([]Event, error) { return p.feed(nil, text) }
 func (p *Parser) feed(dst []Event, text string) ([]Event, error) {
 	if p.finalized {
 		return nil, Errorf("RuntimeError", "ResponseParser already finalized")
+	}
+	if p.rec != nil {
+		return p.recFeed(dst, text)
 	}
 	if fast := p.prog.fast[p.state+1]; fast != nil && text != "" {
 		if events, done := p.feedFast(dst, fast, text); done {

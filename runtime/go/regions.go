@@ -9,14 +9,22 @@ func (p *Parser) Finalize() (Message, []Event, error) {
 		return nil, nil, Errorf("RuntimeError", "ResponseParser already finalized")
 	}
 	events := []Event{}
-	p.materialize()
-	p.joinPieces()
-	if err := p.process(&events, true); err != nil {
-		return nil, events, err
+	var malformed map[string]bool // recovery mode: fields a malformed region of which is not missing
+	if p.rec != nil {
+		if err := p.recProcess(&events, true); err != nil {
+			return nil, events, err
+		}
+		malformed = p.rec.bad
+	} else {
+		p.materialize()
+		p.joinPieces()
+		if err := p.process(&events, true); err != nil {
+			return nil, events, err
+		}
 	}
 	var missing []string
 	for _, f := range p.prog.Fields {
-		if !f.Optional && !p.output.Has(f.Name) {
+		if !f.Optional && !p.output.Has(f.Name) && !malformed[f.Name] {
 			missing = append(missing, "'"+f.Name+"'")
 		}
 	}
@@ -190,31 +198,8 @@ func (p *Parser) close(events *[]Event) error {
 		if len(p.params) > 0 { // [typing.tools.empty-list]
 			value = typeToolCalls(value, p.params)
 		}
-		out := p.output
-		previous, has := out.Get(f.Name)
-		switch {
-		case f.Join != nil:
-			s, ok := value.(string)
-			if !ok { // [error.join.non-string]
-				return Errorf("ValueError", "Field '%s': 'join' requires each match to parse to a string, got %s.", f.Name, TypeName(value))
-			}
-			if !has || previous == nil { // [join.first]
-				out.Set(f.Name, s)
-			} else if prev, ok := previous.(string); ok { // [join.append, join.empty-match]
-				out.Set(f.Name, prev+*f.Join+s)
-			} else {
-				return Errorf("TypeError", "can only concatenate str (not \"%s\") to str", TypeName(previous))
-			}
-		case f.Repeats: // [repeats.append]
-			if !has {
-				out.Set(f.Name, []any{value})
-			} else if list, ok := previous.([]any); ok {
-				out.Set(f.Name, append(list, value))
-			} else {
-				return Errorf("AttributeError", "'%s' object has no attribute 'append'", TypeName(previous))
-			}
-		default: // [store.set, store.overwrite, store.replaces-default]
-			out.Set(f.Name, value)
+		if err := p.storeValue(f, value); err != nil {
+			return err
 		}
 		addEvent(events, &eventHead{kind: RegionClose, field: f.Name, value: value}, "")
 	}
@@ -222,5 +207,38 @@ func (p *Parser) close(events *[]Event) error {
 	p.captures = nil
 	p.body.Reset()
 	p.opened = false
+	return nil
+}
+
+// storeValue adds one region's value to the output: joined, appended or set
+// [join.first, join.append, join.empty-match, repeats.append, store.set,
+// store.overwrite, store.replaces-default].
+func (p *Parser) storeValue(f *Field, value any) error {
+	out := p.output
+	previous, has := out.Get(f.Name)
+	switch {
+	case f.Join != nil:
+		s, ok := value.(string)
+		if !ok { // [error.join.non-string]
+			return Errorf("ValueError", "Field '%s': 'join' requires each match to parse to a string, got %s.", f.Name, TypeName(value))
+		}
+		if !has || previous == nil { // [join.first]
+			out.Set(f.Name, s)
+		} else if prev, ok := previous.(string); ok { // [join.append, join.empty-match]
+			out.Set(f.Name, prev+*f.Join+s)
+		} else {
+			return Errorf("TypeError", "can only concatenate str (not \"%s\") to str", TypeName(previous))
+		}
+	case f.Repeats: // [repeats.append]
+		if !has {
+			out.Set(f.Name, []any{value})
+		} else if list, ok := previous.([]any); ok {
+			out.Set(f.Name, append(list, value))
+		} else {
+			return Errorf("AttributeError", "'%s' object has no attribute 'append'", TypeName(previous))
+		}
+	default: // [store.set, store.overwrite, store.replaces-default]
+		out.Set(f.Name, value)
+	}
 	return nil
 }

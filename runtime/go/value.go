@@ -246,9 +246,32 @@ func writeEvent(b *strings.Builder, e Event) {
 			b.WriteString(`, "dirty": false}`)
 		}
 		return
+	}
+	if start, end, ok := e.Span(); ok {
+		b.WriteString(`, "start": `)
+		b.WriteString(strconv.Itoa(start))
+		b.WriteString(`, "end": `)
+		b.WriteString(strconv.Itoa(end))
+	}
+	if captures, ok := e.Captures(); ok {
+		b.WriteString(`, "captures": {`)
+		for i, c := range captures {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeJSONString(b, c.Name)
+			b.WriteString(": ")
+			writeJSONString(b, c.Value)
+		}
+		b.WriteByte('}')
+	}
+	switch e.Type() {
 	case RegionClose:
 		b.WriteString(`, "value": `)
 		writeJSON(b, e.Value())
+	case RegionMalformed: // the error as its Python class name
+		b.WriteString(`, "error": `)
+		writeJSONString(b, PythonType(e.Err()))
 	}
 	b.WriteByte('}')
 }

@@ -74,7 +74,7 @@ function isLowSurrogateOfPair(text, i) {
 }
 
 /** The end of the last non-overlapping match of the start anchor in `text`, or -1 [prefix.last-anchor]. */
-function lastAnchorEnd(anchor, text) {
+export function lastAnchorEnd(anchor, text) {
   let last = -1;
   if (anchor instanceof Regex) {
     for (const match of anchor.finditer(text)) last = match.end;
@@ -98,7 +98,7 @@ const TRIM_AT = 1024;
 export const OPEN = 0;
 export const CLOSE = 1;
 
-const MISSING_PREFIX =
+export const MISSING_PREFIX =
   "ResponseParser/parse_response requires `prefix` (the chat prompt sent to the model before generation): " +
   "chat templates often pre-write part of the assistant message (e.g. an opening `<think>`). If the generation " +
   'already holds the whole message, pass prefix="" to opt out.';

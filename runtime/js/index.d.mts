@@ -6,6 +6,11 @@ export type Value = null | boolean | number | bigint | string | Value[] | { [key
 export interface RegionOpen {
   type: "region_open";
   field: string;
+  /** recover mode: the open delimiter's span in `inputText`, in code points (empty for the implicit region) */
+  start?: number;
+  end?: number;
+  /** recover mode, explicit opens: the open match's named groups */
+  captures?: { [name: string]: string };
 }
 export interface RegionChunk {
   type: "region_chunk";
@@ -18,8 +23,19 @@ export interface RegionClose {
   type: "region_close";
   field: string;
   value: Value;
+  /** recover mode: the close delimiter's span in `inputText`, in code points */
+  start?: number;
+  end?: number;
 }
-export type ParserEvent = RegionOpen | RegionChunk | RegionClose;
+/** recover mode: a region whose value failed to parse (it stores nothing; parsing goes on). */
+export interface RegionMalformed {
+  type: "region_malformed";
+  field: string;
+  start: number;
+  end: number;
+  error: PythonError;
+}
+export type ParserEvent = RegionOpen | RegionChunk | RegionClose | RegionMalformed;
 
 /** The parsed message: `role`, `content`, `reasoning_content`, `tool_calls`, ... as the template declares. */
 export type Message = { [key: string]: Value };
@@ -29,9 +45,15 @@ export type Tool = { [key: string]: unknown };
 
 export interface ParserOptions {
   tools?: Tool[] | null;
+  /** vLLM 0.33's recovery mode (docs/recovery.md) */
+  recover?: boolean;
+  /** recover mode: what a malformed region leaves in the message */
+  malformed?: "drop" | "content";
 }
 export interface ParseOptions {
   tools?: Tool[] | null;
+  recover?: boolean;
+  malformed?: "drop" | "content";
 }
 
 /** An exception with the class name the reference interpreter raises. */
@@ -68,6 +90,21 @@ export declare class StreamParser {
   /** End of generation: the message and the last events. */
   finalize(): [Message, ParserEvent[]];
 }
+
+/**
+ * The recovery-mode parser (`new ResponseParser(prefix, { recover: true })`
+ * returns one): the same API, vLLM 0.33's events, and `inputText`.
+ */
+export declare class RecoveringParser {
+  constructor(spec: unknown, prefix: string, options?: { tools?: Tool[] | null; malformed?: "drop" | "content" });
+  readonly initialEvents: ParserEvent[];
+  readonly captures: { [name: string]: string };
+  /** The input after start-anchor truncation; event offsets index it in code points. */
+  readonly inputText: string;
+  feed(text: string): ParserEvent[];
+  finalize(): [Message, ParserEvent[]];
+}
+export declare const MALFORMED_MODES: string[];
 
 /** A match of a compiled delimiter regex (UTF-16 positions). */
 export declare class Match {

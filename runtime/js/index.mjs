@@ -8,6 +8,7 @@
 //   content.mjs  Python values, content parsers, transforms, Field
 //   typing.mjs   tool-argument typing
 //   driver.mjs   delimiters, hold-back, the streaming state machine, finalize
+//   recover.mjs  the recovery mode (recover: true), vLLM 0.33's machine
 //   regex.mjs    the delimiter regex matcher (partial matching)
 //   pyjson.mjs   json.loads/dumps, int(), float(), str.strip(), exceptions
 //   unicode.mjs  Python's character classes
@@ -36,3 +37,4 @@ export {
 export { Field, Placeholder, applyTransform, isDict, parseContent, registerContentRegex, truthy, typeName } from "./content.mjs";
 export { castArgument, schemaTypes, toolParameters, typeToolCalls } from "./typing.mjs";
 export { CLOSE, Literals, OPEN, StreamParser, runParseResponse } from "./driver.mjs";
+export { MALFORMED_MODES, RecoveringParser } from "./recover.mjs";

@@ -13,16 +13,17 @@ export { OBSERVED, knownFailures, listedReason, runValueCase, same } from "./com
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const VECTORS = join(ROOT, "compiler", "conformance", "vectors");
+export const RECOVERY = join(ROOT, "compiler", "conformance", "recovery"); // the recovery-mode vectors
 export const GENERATED = join(ROOT, "generated", "js");
 
-/** Every vector file: [name, cases], cases read with Python's json semantics. */
-export function vectorFiles() {
-  return readdirSync(VECTORS)
+/** Every vector file of `dir`: [name, cases], cases read with Python's json semantics. */
+export function vectorFiles(dir = VECTORS) {
+  return readdirSync(dir)
     .filter((name) => name.endsWith(".jsonl"))
     .sort()
     .map((name) => [
       name.slice(0, -".jsonl".length),
-      readFileSync(join(VECTORS, name), "utf8")
+      readFileSync(join(dir, name), "utf8")
         .split("\n")
         .filter((line) => line.trim())
         .map((line) => loads(line)),

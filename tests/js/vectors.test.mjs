@@ -6,11 +6,12 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import { runCase } from "../../compiler/conformance/testee.mjs";
-import { OBSERVED, knownFailures, listedReason, moduleFor, same, vectorFiles } from "./helpers.mjs";
+import { OBSERVED, RECOVERY, knownFailures, listedReason, moduleFor, same, vectorFiles } from "./helpers.mjs";
 
 const failures = knownFailures();
 
-for (const [name, cases] of vectorFiles()) {
+// The vectors, then the recovery-mode ones (cases with `recover: true`).
+for (const [name, cases] of [...vectorFiles(), ...vectorFiles(RECOVERY).map(([n, c]) => [`recovery/${n}`, c])]) {
   describe(`vectors ${name}`, () => {
     for (const testCase of cases) {
       test(testCase.id, async () => {
@@ -36,7 +37,7 @@ for (const [name, cases] of vectorFiles()) {
 }
 
 test("every entry in compiler/conformance/failures/js.txt names existing cases", () => {
-  const ids = vectorFiles().flatMap(([, cases]) => cases.map((c) => c.id));
+  const ids = [...vectorFiles(), ...vectorFiles(RECOVERY)].flatMap(([, cases]) => cases.map((c) => c.id));
   const unknown = [...failures.keys()].filter((key) =>
     key.endsWith("*") ? !ids.some((id) => id.startsWith(key.slice(0, -1))) : !ids.includes(key),
   );

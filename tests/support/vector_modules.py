@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 
-from compiler.conformance.vectors import TEMPLATES_DIR, trace
+from compiler.conformance.vectors import TEMPLATES_DIR, parser_options, trace
 from compiler.frontend import source as sources
 from compiler.pipeline import module_from_code, python_source
 from conftest import GENERATED, ROOT
 
 
 def run_case(module, case) -> dict:
-    return trace(lambda: module.ResponseParser(case["prefix"], tools=case["tools"]), case["chunks"])
+    return trace(
+        lambda: module.ResponseParser(case["prefix"], tools=case["tools"], **parser_options(case)), case["chunks"]
+    )
 
 
 _CODE: dict[str, tuple] = {}

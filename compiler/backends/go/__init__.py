@@ -390,6 +390,13 @@ def render_index(names: list[str], out: Path | None = None) -> dict[str, str]:
             "\tfor run := 0; run < 2; run++ {\n"
             "\t\tconformance.Appending = run == 1\n"
             '\t\tconformance.RunVectors(t, All, "../../compiler/conformance/vectors", "../../compiler/conformance/failures/go.txt")\n\t}\n'
+            "\tconformance.Appending = false\n}\n\n"
+            "// TestRecoveryVectors runs the recovery-mode cases (compiler/conformance/recovery, WithRecover)\n"
+            "// whose template is bundled, with Feed and with AppendFeed.\n"
+            "func TestRecoveryVectors(t *testing.T) {\n"
+            "\tfor run := 0; run < 2; run++ {\n"
+            "\t\tconformance.Appending = run == 1\n"
+            '\t\tconformance.RunVectors(t, All, "../../compiler/conformance/recovery", "../../compiler/conformance/failures/go.txt")\n\t}\n'
             "\tconformance.Appending = false\n}\n"
         ),
     }

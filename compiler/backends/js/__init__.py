@@ -63,6 +63,7 @@ RUNTIME_FILES = (
     "content.mjs",
     "typing.mjs",
     "driver.mjs",
+    "recover.mjs",
     "regex.mjs",
     "pyjson.mjs",
     "unicode.mjs",

@@ -31,12 +31,15 @@ _env = jinja2.Environment(
 
 
 def runtime_core_source() -> str:
-    """runtime/core.py and runtime/whole.py, for --vendor (found wherever
-    the package is installed): whole.py without its import of core.py."""
+    """runtime/core.py, then runtime/whole.py and runtime/recover.py without
+    their imports of core, for --vendor (found wherever the package is installed)."""
     core = Path(importlib.util.find_spec("runtime.core").origin).read_text(encoding="utf-8")
-    whole = Path(importlib.util.find_spec("runtime.whole").origin).read_text(encoding="utf-8")
-    whole = re.sub(r"^from runtime\.core import \((?:.|\n)*?\)\n", "", whole, count=1, flags=re.M)
-    return core.rstrip() + "\n\n\n# ---- runtime/whole.py ----\n" + whole
+    parts = [core.rstrip("\n")]
+    for name in ("whole", "recover"):
+        text = Path(importlib.util.find_spec(f"runtime.{name}").origin).read_text(encoding="utf-8")
+        text = re.sub(r"(?m)^from runtime\.core import (?:\((?:.|\n)*?\)|.*)\n", "", text, count=1)
+        parts.append(f"# ---- runtime/{name}.py ----\n" + text.rstrip("\n"))
+    return "\n\n\n".join(parts) + "\n"
 
 
 def _identifier(name: str) -> str:

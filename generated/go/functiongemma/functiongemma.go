@@ -27,11 +27,12 @@ type (
 	Error = rt.Error
 )
 
-// The event types.
+// The event types (RegionMalformed: recovery mode only).
 const (
-	RegionOpen  = rt.RegionOpen
-	RegionChunk = rt.RegionChunk
-	RegionClose = rt.RegionClose
+	RegionOpen      = rt.RegionOpen
+	RegionChunk     = rt.RegionChunk
+	RegionClose     = rt.RegionClose
+	RegionMalformed = rt.RegionMalformed
 )
 
 // WithTools casts tool-call arguments to the types the tools' JSON schemas declare.
@@ -39,6 +40,15 @@ func WithTools(tools []any) Option { return rt.WithTools(tools) }
 
 // WithToolsJSON is WithTools with the tool list as JSON text.
 func WithToolsJSON(tools string) Option { return rt.WithToolsJSON(tools) }
+
+// WithRecover is vLLM 0.33's recovery mode: a region whose value fails to
+// parse ends with a RegionMalformed event and parsing goes on; events carry
+// Span() and Captures() (docs/recovery.md).
+func WithRecover() Option { return rt.WithRecover() }
+
+// WithMalformed ("drop" or "content") is what a malformed region leaves in
+// the message in the recovery mode.
+func WithMalformed(mode string) Option { return rt.WithMalformed(mode) }
 
 // New starts a parser; prefix is the prompt sent to the model ("" opts out).
 func New(prefix string, opts ...Option) (*Parser, error) {

@@ -35,7 +35,8 @@ func errorObject(stage string, index int, err error) *rt.Object {
 // every step, instead of Feed.
 var Appending bool
 
-// RunCase runs one case ({"id", "prefix", "chunks", "tools"}) and returns
+// RunCase runs one case ({"id", "prefix", "chunks", "tools"}, and "recover",
+// "malformed" for the recovery mode) and returns
 // the protocol's result object: id, initial_events, feeds, final_events,
 // message, error.
 func RunCase(newParser NewFunc, c *rt.Object) *rt.Object {
@@ -64,6 +65,13 @@ func RunCase(newParser NewFunc, c *rt.Object) *rt.Object {
 			return out
 		}
 		opts = append(opts, rt.WithTools(list))
+	}
+	if recover, ok := c.Get("recover"); ok && recover == true { // the recovery-mode vectors
+		opts = append(opts, rt.WithRecover())
+	}
+	if mode, ok := c.Get("malformed"); ok {
+		name, _ := mode.(string)
+		opts = append(opts, rt.WithMalformed(name))
 	}
 	parser, err := newParser(prefix, opts...)
 	if err != nil {

@@ -41,7 +41,9 @@ def template_source(name: str) -> sources.Source:
 
 
 def vector_cases() -> list[dict]:
-    return [case for path in sorted(VECTORS.glob("*.jsonl")) for case in read_json_lines(path)]
+    """The vectors, then the recovery-mode ones (compiler/conformance/recovery/)."""
+    paths = sorted(VECTORS.glob("*.jsonl")) + sorted((VECTORS.parent / "recovery").glob("*.jsonl"))
+    return [case for path in paths for case in read_json_lines(path)]
 
 
 def known_failures() -> dict[str, str]:

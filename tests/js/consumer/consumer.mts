@@ -31,3 +31,17 @@ try {
 }
 const value = loads('{"a": NaN}');
 void message, one, many, template, value;
+
+// The recovery mode (docs/recovery.md): the options, the spans, the malformed event.
+const recovering = new ResponseParser("", { recover: true, malformed: "content" });
+for (const event of recovering.feed("<tool_call>{bad}</tool_call>")) {
+  if (event.type === "region_malformed") {
+    const span: [number, number] = [event.start, event.end];
+    const cause: string = event.error.pythonType;
+    void span, cause;
+  } else if (event.type === "region_open") {
+    void event.captures;
+  }
+}
+const recovered: Message = parseResponse("x", { prefix: "", recover: true, malformed: "drop" });
+void recovered;
