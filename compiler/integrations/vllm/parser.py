@@ -10,7 +10,6 @@ project's OpenAI adapter (runtime/openai).
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -32,7 +31,6 @@ from vllm.parser.response_template import (
 from vllm.reasoning.abs_reasoning_parsers import ReasoningParser
 from vllm.renderers.chat_utils import make_tool_call_id
 from vllm.sampling_params import StructuredOutputsParams
-from vllm.tool_parsers.abstract_tool_parser import ToolParser
 
 from runtime.openai import OpenAIStreamAdapter, to_openai_message
 
@@ -42,14 +40,6 @@ from .template import Compiled, compiled
 
 logger = init_logger(__name__)
 _WARNED: set = set()
-
-
-def _accepts_recovery(module) -> bool:
-    """Whether the generated parser has the runtime's recovery mode (`recovery=` keyword)."""
-    try:
-        return "recovery" in inspect.signature(module.ResponseParser).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def load(tokenizer, spec: str | None) -> Compiled:
@@ -176,7 +166,7 @@ class CompiledTemplateParser(Parser):
         if enable_auto_tools is not None:
             self._enable_auto_tools = enable_auto_tools
         self._tools = _as_tool_dicts(tools)
-        self._recovery = _accepts_recovery(self.compiled.module)
+        self._recovery = self.compiled.recovery
         self._prompt_token_ids: list[int] | None = None
         self._prefix = ""
         self._stream: _Stream | None = None

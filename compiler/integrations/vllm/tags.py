@@ -26,7 +26,9 @@ from ...grammar import GrammarError, grammar_for_source
 ANY_OBJECT = {"type": "object"}
 
 
-def structural_tag(template: dict, tools: list, *, strict: set, required: bool, named: str | None, parallel: bool) -> dict:
+def structural_tag(
+    template: dict, tools: list, *, strict: set, required: bool, named: str | None, parallel: bool
+) -> dict:
     """The xgrammar structural tag (a dict) for these request options. Raises GrammarError
     (naming the template field) when the template's calls cannot be tagged."""
     if named is not None:
@@ -62,4 +64,3 @@ def structural_tag(template: dict, tools: list, *, strict: set, required: bool, 
 def _name(tool: dict) -> str | None:
     function = tool.get("function", tool)
     return function.get("name") if isinstance(function, dict) else None
-

@@ -7,6 +7,7 @@ be read (and tested) without a vLLM install.
 from __future__ import annotations
 
 import copy
+import inspect
 import os
 from dataclasses import dataclass, field
 
@@ -28,6 +29,7 @@ class Compiled:
     module: object  # the generated parser module
     origin: str  # where the template came from, for messages
     dropped: list = field(default_factory=list)  # fields (and defaults) vLLM's message has no place for
+    recovery: bool = False  # the generated parser takes `recovery=True` (the runtime's recovery mode)
 
     @property
     def fields(self) -> dict:
@@ -83,16 +85,34 @@ def for_serving(template: dict) -> tuple[dict, list]:
     return template, dropped
 
 
-_MEMO: dict = {}
+def accepts_recovery(module) -> bool:
+    """Whether the generated parser has the runtime's recovery mode (a `recovery=` keyword)."""
+    try:
+        return "recovery" in inspect.signature(module.ResponseParser).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+_MEMO: dict = {}  # template sha-256 -> Compiled
+_LAST: list = []  # [(template object, snapshot, Compiled)]: a request's parsers reuse the tokenizer's dict
 
 
 def compiled(tokenizer, spec: str | None = None) -> Compiled:
     """The compiled template for a tokenizer (compiled once per process, cached on disk).
     Raises ValueError (no template) or TemplateError (one the compiler rejects)."""
-    template, origin = resolve(tokenizer, spec)
+    template, origin = resolve(tokenizer, spec) if spec or os.environ.get(TEMPLATE_ENV) else (None, None)
+    if template is None:
+        template = tokenizer_template(tokenizer)
+        for obj, snapshot, found in _LAST:
+            if obj is template and template == snapshot:
+                return found
+        template, origin = resolve(tokenizer)
     key = sources.canonical_sha256(template)
     found = _MEMO.get(key)
     if found is None:
         served, dropped = for_serving(template)
-        found = _MEMO[key] = Compiled(served, load_compiled(served), origin, dropped)
+        module = load_compiled(served)
+        found = _MEMO[key] = Compiled(served, module, origin, dropped, accepts_recovery(module))
+    if spec is None and not os.environ.get(TEMPLATE_ENV):
+        _LAST[:] = [(template, copy.deepcopy(template), found)] + _LAST[:3]
     return found

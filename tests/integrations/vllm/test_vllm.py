@@ -20,7 +20,9 @@ PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 def test_inside_vllm(name, tmp_path):
     assert PYTHON.is_file(), f"{PYTHON} is missing: run scripts/setup-vllm (scripts/setup runs it)"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
-    env.update(PYTHONPATH=str(ROOT), RESPONSE_TEMPLATE_COMPILER_CACHE=str(tmp_path / "cache"), VLLM_LOGGING_LEVEL="WARNING")
+    env.update(
+        PYTHONPATH=str(ROOT), RESPONSE_TEMPLATE_COMPILER_CACHE=str(tmp_path / "cache"), VLLM_LOGGING_LEVEL="WARNING"
+    )
     env.pop("RESPONSE_TEMPLATE_COMPILER_TEMPLATE", None)
     run = subprocess.run(
         [str(PYTHON), "-m", "pytest", "-c", str(INNER / "pytest.ini"), str(INNER / name), "-q", "-rs"],

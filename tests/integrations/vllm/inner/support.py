@@ -19,7 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[4]
 TEMPLATES = ROOT / "templates_src"
 BUNDLED = sorted(p.stem for p in TEMPLATES.glob("*.json"))
-SPECIAL = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜]{1,40}｜>|</?[A-Za-z_][\w:.-]{0,30}>|\[/?[A-Z_]{2,30}\]|<[a-z_]+\|>|<\|[a-z_]+>")
+SPECIAL = re.compile(
+    r"<\|[^|<>\s]{1,40}\|>|<｜[^｜]{1,40}｜>|</?[A-Za-z_][\w:.-]{0,30}>|\[/?[A-Z_]{2,30}\]|<[a-z_]+\|>|<\|[a-z_]+>"
+)
 
 
 def template(name: str) -> dict:
@@ -58,7 +60,9 @@ def tokenizer_for(name: str, template_dict: dict | None = None, *, attach: bool 
     template) is set as its `response_template` unless attach is False."""
     template_dict = template(name) if template_dict is None else template_dict
     texts = [s.get("prefix", "") + s["output"] for s in samples(name)]
-    tok = _tokenizer(name + json.dumps(template_dict, sort_keys=True), tuple(texts), tuple(special_tokens(template_dict, texts)))
+    tok = _tokenizer(
+        name + json.dumps(template_dict, sort_keys=True), tuple(texts), tuple(special_tokens(template_dict, texts))
+    )
     import copy
 
     tok = copy.copy(tok)
@@ -99,7 +103,11 @@ def parser_class(tool: str | None, reasoning: str | None, tokenizer, *, plugin: 
     if plugin:
         ToolParserManager.import_tool_parser(plugin)
     return ParserManager.get_parser(
-        tool_parser_name=tool, reasoning_parser_name=reasoning, enable_auto_tools=True, model_name="m", tokenizer=tokenizer
+        tool_parser_name=tool,
+        reasoning_parser_name=reasoning,
+        enable_auto_tools=True,
+        model_name="m",
+        tokenizer=tokenizer,
     )
 
 
