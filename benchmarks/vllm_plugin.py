@@ -19,20 +19,21 @@ samples of the fastest of the rounds, in CPU time, cyclic collector off):
    path runs) on every bundled template as it is, which the built-in parser
    refuses: the interpreter against the compiled parser, both without a serving
    layer (a `ResponseParser` fed 4-character chunks; `parse_response`).
-Tokenizers are made locally (tests/integrations/vllm/inner/support.py).
+Tokenizers are made locally (tests/integrations/vllm/inner/support.py). A full
+run (no --templates) writes benchmarks/vllm_plugin.txt.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import os
+import logging
+import platform
 import statistics
 import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # both parsers log each cut-off sample's call
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integrations" / "vllm" / "inner"))
 
@@ -113,13 +114,20 @@ def main(argv=None) -> int:
     from vllm.tool_parsers import ToolParserManager
 
     ToolParserManager.import_tool_parser("compiler.integrations.vllm")
-    sys.path.insert(0, str(ROOT / "tests" / "integrations" / "vllm" / "inner"))
+    for logger in ("vllm", "compiler.integrations.vllm.parser"):  # both log each cut-off sample's call
+        logging.getLogger(logger).setLevel(logging.ERROR)
     import vllm_agreement as agreement
 
     names = args.templates or S.BUNDLED
     gc.disable()
     rows = {"builtin": [], "interpreter": []}
-    print(
+    out = []
+
+    def emit(text):
+        print(text, flush=True)
+        out.append(text)
+
+    emit(
         f"{'template':<22}{'vs hf streamed':>16}{'vs hf whole':>13}{'vs interp. streamed':>21}{'vs interp. whole':>18}"
     )
     for name in names:
@@ -166,7 +174,7 @@ def main(argv=None) -> int:
             slow, fast = _time(pairs, args.rounds)
             ratios.append(slow / fast)
         rows["interpreter"].append(ratios)
-        print(line + f"{ratios[0]:>20.2f}x{ratios[1]:>17.2f}x", flush=True)
+        emit(line + f"{ratios[0]:>20.2f}x{ratios[1]:>17.2f}x")
     gc.enable()
     for key, label in (
         ("builtin", "vLLM's built-in hf parser (simplified variants)"),
@@ -175,7 +183,16 @@ def main(argv=None) -> int:
         if rows[key]:
             streamed = statistics.median(r[0] for r in rows[key])
             whole = statistics.median(r[1] for r in rows[key])
-            print(f"median vs {label}, {len(rows[key])} templates: streamed {streamed:.2f}x, whole {whole:.2f}x")
+            emit(f"median vs {label}, {len(rows[key])} templates: streamed {streamed:.2f}x, whole {whole:.2f}x")
+    if args.templates is None:
+        import vllm
+
+        header = (
+            f"# python -m benchmarks.vllm_plugin --rounds {args.rounds} (in .venv-vllm)\n"
+            f"# vllm {vllm.__version__}, Python {platform.python_version()}, {platform.machine()}; "
+            "ratios: vLLM's time / the plugin's (CPU time)\n"
+        )
+        (ROOT / "benchmarks" / "vllm_plugin.txt").write_text(header + "\n".join(out) + "\n", encoding="utf-8")
     return 0
 
 
