@@ -182,23 +182,33 @@ class CompiledTemplateParser(Parser):
 
     def adjust_request(self, request):
         """Keep special tokens in the detokenised text (the template's delimiters), and
-        constrain the output with the template's structural tag when the request's tool
-        options ask for a guarantee."""
+        constrain the output when the request's tool options ask for a guarantee."""
         request.skip_special_tokens = False
         if hasattr(request, "spaces_between_special_tokens"):
             request.spaces_between_special_tokens = False
-        tag = self.structural_tag(request)
-        if tag is not None:
-            params = StructuredOutputsParams(structural_tag=json.dumps(tag, ensure_ascii=False))
+        constraint = self.constraint(request)
+        if constraint is not None:
+            kind, value = constraint
+            if kind == "structural_tag":
+                params = StructuredOutputsParams(structural_tag=json.dumps(value, ensure_ascii=False))
+            else:  # the whole output's grammar, from the prompt's state: reasoning included
+                params = StructuredOutputsParams(grammar=value)
             if isinstance(request, ChatCompletionRequest):
                 request.structured_outputs = params
                 request.response_format = None
             else:
                 request._parser_structured_outputs = params
+            request._grammar_from_parser = kind == "grammar"
         return request
 
     def structural_tag(self, request) -> dict | None:
-        """The structural tag for the request's tool options, or None when it asks for no guarantee."""
+        """The structural tag for the request's tool options (None: no guarantee asked, or a grammar)."""
+        constraint = self.constraint(request)
+        return constraint[1] if constraint is not None and constraint[0] == "structural_tag" else None
+
+    def constraint(self, request) -> tuple[str, Any] | None:
+        """("structural_tag", tag dict) or ("grammar", EBNF text) for the request's tool options, or
+        None when it asks for no guarantee. Raises VLLMValidationError when neither can be built."""
         if self._tool_parser is None or not request.tools or request.tool_choice == "none":
             return None
         tools = _as_tool_dicts(request.tools)
@@ -211,13 +221,17 @@ class CompiledTemplateParser(Parser):
         if request.extract_structured_outputs() is not None and not (required or named):
             logger.warning_once("structured outputs take precedence over strict tools / parallel_tool_calls")
             return None
+        options = dict(required=required, named=named, parallel=parallel)
         try:
-            return tags.structural_tag(
-                self.compiled.template, tools, strict=strict, required=required, named=named, parallel=parallel
-            )
+            return "structural_tag", tags.structural_tag(self.compiled.template, tools, strict=strict, **options)
         except GrammarError as error:
+            tag_error = error
+        try:
+            return "grammar", tags.grammar(self.compiled.template, tools, prefix=self._prefix, **options)
+        except (GrammarError, ValueError) as error:
             raise VLLMValidationError(
-                f"the response template's tool calls cannot be constrained for this request: {error}",
+                f"the response template's tool calls cannot be constrained for this request: no structural "
+                f"tag ({tag_error}) and no grammar ({error})",
                 parameter="tool_choice" if required or named else "tools",
             ) from error
 

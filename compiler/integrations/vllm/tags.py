@@ -14,6 +14,10 @@ request options need:
 A non-strict tool in a strict request keeps its name and call envelope but
 any JSON object as arguments. With `at_least_one` the text after reasoning
 starts with a call (as vLLM's own required/named paths do).
+
+Templates whose calls have no structural tag (xml-inline bodies, a list of
+calls, a name inside a pattern) get the compiler's EBNF grammar of the whole
+output instead (`grammar`), from the prompt's state on, when xgrammar parses it.
 """
 
 from __future__ import annotations
@@ -59,6 +63,22 @@ def structural_tag(
             "stop_after_first": named is not None or not parallel,
         },
     }
+
+
+def grammar(template: dict, tools: list, *, prefix: str, required: bool, named: str | None, parallel: bool) -> str:
+    """The xgrammar EBNF grammar of the whole output after `prefix`. Raises GrammarError,
+    or ValueError when xgrammar cannot parse it."""
+    import xgrammar
+
+    source = sources.from_dict(template, "template")
+    choice = named if named is not None else "required" if required else "auto"
+    single = not parallel or named is not None  # a named tool choice is one call, as in vLLM
+    text = grammar_for_source(source, tools, format="ebnf", prefix=prefix, tool_choice=choice, parallel=not single)
+    try:
+        xgrammar.Grammar.from_ebnf(text)
+    except Exception as error:  # xgrammar's parser error (a RuntimeError) names the rule
+        raise ValueError(f"xgrammar cannot parse the template's EBNF grammar: {str(error).strip()}") from error
+    return text
 
 
 def _name(tool: dict) -> str | None:

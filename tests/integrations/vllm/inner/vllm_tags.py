@@ -129,16 +129,94 @@ def test_no_guarantee_no_constraint():
     assert req.structured_outputs is None
 
 
-@pytest.mark.parametrize("name", [n for n in S.BUNDLED if n not in TAGGED][:3])
-def test_untaggable_template_refuses_a_guarantee_clearly(name):
-    from vllm.exceptions import VLLMValidationError
-
-    with pytest.raises(VLLMValidationError, match="cannot be constrained"):
-        _adjusted(name, tools=TOOLS, tool_choice="required")
-
-
 def _with_sample_calls(name):
     return any(s.get("tools") and (s.get("expected") or {}).get("tool_calls") for s in S.samples(name))
+
+
+def _ebnf_parses(name):
+    import xgrammar as xgr
+
+    try:
+        xgr.Grammar.from_ebnf(grammar(name, TOOLS, format="ebnf"))
+        return True
+    except Exception:
+        return False
+
+
+UNTAGGED = [n for n in S.BUNDLED if n not in TAGGED]
+GRAMMAR = [n for n in UNTAGGED if _ebnf_parses(n)]
+
+
+def test_untagged_templates_get_grammars():
+    assert len(GRAMMAR) >= 8, GRAMMAR
+
+
+@pytest.mark.parametrize("name", [n for n in UNTAGGED if n not in GRAMMAR])
+def test_unconstrainable_template_refuses_a_guarantee_clearly(name):
+    from vllm.exceptions import VLLMValidationError
+
+    with pytest.raises(VLLMValidationError, match="cannot be constrained.*no structural tag.*no grammar"):
+        _adjusted(name, tools=TOOLS, tool_choice="required")
+    assert _adjusted(name, tools=TOOLS).structured_outputs is None  # auto: served unconstrained
+
+
+def _grammar_of(req):
+    import xgrammar as xgr
+    from vllm.sampling_params import SamplingParams
+    from vllm.v1.structured_output.backend_xgrammar import validate_xgrammar_grammar
+
+    assert req.structured_outputs is not None and req.structured_outputs.grammar
+    assert req._grammar_from_parser and req.resolve_reasoning_ended(None, []) is True  # from the first token
+    validate_xgrammar_grammar(SamplingParams(structured_outputs=req.structured_outputs))
+    return xgr.Grammar.from_ebnf(req.structured_outputs.grammar)
+
+
+def _adjusted_for(name, sample, **options):
+    """The request adjusted after the prompt is known (vLLM's renderer sets it first)."""
+    cls, tok = _parser(name)
+    parser = cls(tok, options.get("tools"))
+    parser.set_prompt_token_ids(tok.encode(sample.get("prefix", ""), add_special_tokens=False))
+    return parser.adjust_request(S.request(**options))
+
+
+def _grammar_checks(name):
+    """Required, named and single calls with the whole output's grammar on the samples with
+    calls: text alone is rejected; where the sample's calls keep to the schema (some samples
+    write an integer as a string, which the grammar rightly refuses) the output is accepted,
+    by the named grammar only for one call of that tool, by the single-call one for one call.
+    Returns how many samples were accepted."""
+    accepted = 0
+    for sample in S.samples(name):
+        calls = (sample.get("expected") or {}).get("tool_calls") or []
+        if not sample.get("tools") or not calls:
+            continue
+        req = _adjusted_for(name, sample, tools=sample["tools"], tool_choice="required")
+        compiled = _grammar_of(req)
+        assert not _accepts(compiled, "Just text.")
+        if _accepts(compiled, sample["output"]):
+            accepted += 1
+            first = calls[0]["function"]["name"]
+            named = _adjusted_for(
+                name, sample, tools=sample["tools"], tool_choice={"type": "function", "function": {"name": first}}
+            )
+            names = {c["function"]["name"] for c in calls}
+            assert _accepts(_grammar_of(named), sample["output"]) == (names == {first} and len(calls) == 1)
+            single = _adjusted_for(name, sample, tools=sample["tools"], parallel_tool_calls=False)
+            assert _accepts(_grammar_of(single), sample["output"]) == (len(calls) == 1)
+    return accepted
+
+
+GRAMMAR_WITH_CALLS = [n for n in GRAMMAR if _with_sample_calls(n)]
+
+
+@pytest.mark.parametrize("name", GRAMMAR_WITH_CALLS)
+def test_grammar_for_untagged_templates(name):
+    _grammar_checks(name)
+
+
+def test_grammars_accept_samples_calls():
+    accepting = [n for n in GRAMMAR_WITH_CALLS if _grammar_checks(n)]
+    assert len(accepting) >= len(GRAMMAR_WITH_CALLS) // 2, accepting
 
 
 @pytest.mark.parametrize("name", [n for n in TAGGED if _with_sample_calls(n)])
