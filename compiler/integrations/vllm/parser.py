@@ -378,6 +378,15 @@ def _delta(items: list) -> DeltaMessage | None:
     return DeltaMessage(**fields) if fields else None
 
 
+def _closed(events: list) -> list:
+    """`region_malformed` as a close with no value: the OpenAI adapter then drops the
+    region's calls not yet announced (and sends no text for it)."""
+    return [
+        {"type": "region_close", "field": e["field"], "value": None} if e["type"] == "region_malformed" else e
+        for e in events
+    ]
+
+
 def _with_recovery(adapter, module, prefix, tools):
     """The adapter over a parser in recovery mode (the runtime's `recovery=True`)."""
     original = module.ResponseParser
@@ -385,6 +394,14 @@ def _with_recovery(adapter, module, prefix, tools):
     class _Recovering(original):  # type: ignore[misc, valid-type]
         def __init__(self, prefix, *, tools=None):
             super().__init__(prefix, tools=tools, recovery=True)
+            self.initial_events = _closed(self.initial_events)
+
+        def feed(self, text):
+            return _closed(super().feed(text))
+
+        def finalize(self):
+            message, events = super().finalize()
+            return message, _closed(events)
 
     class _Module:
         ResponseParser = _Recovering

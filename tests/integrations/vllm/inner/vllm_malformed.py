@@ -68,3 +68,68 @@ def test_vllm_builtin_also_keeps_the_rest():
     theirs = S.parser_class("hf", "hf", tok)
     got = S.merged(S.stream(theirs, tok, S.request(tools=TOOLS), PREFIX, BAD_JSON))
     assert "Anything else?" in got["content"] and not got["tool_calls"]
+
+
+class _ScriptedRecovery:
+    """A stand-in for a runtime with recovery mode (not yet in this runtime): a generated
+    parser whose bad tool region ends in `region_malformed`, the rest parsed as content.
+    It checks the plugin's side only: `recovery=True` passed, the event handled."""
+
+    def __init__(self, real):
+        self.real = real
+        self.TEMPLATE = real.TEMPLATE
+        self.seen = []
+        outer = self
+
+        class ResponseParser(real.ResponseParser):
+            def __init__(self, prefix, *, tools=None, recovery=False):
+                outer.seen.append(recovery)
+                self.dead = False
+                super().__init__(prefix, tools=tools)
+                self.rest = ""
+                self.message = None
+
+            def feed(self, text):
+                if self.dead:
+                    self.rest += text
+                    return [{"type": "region_chunk", "field": "content", "text": text, "dirty": False}]
+                try:
+                    return super().feed(text)
+                except ValueError:
+                    self.dead = True
+                    return [
+                        {"type": "region_malformed", "field": "tool_calls", "error": "bad"},
+                        {"type": "region_open", "field": "content"},
+                    ]
+
+            def finalize(self):
+                if not self.dead:
+                    return super().finalize()
+                return {"role": "assistant", "content": self.rest.strip()}, [
+                    {"type": "region_close", "field": "content", "value": self.rest.strip()}
+                ]
+
+        self.ResponseParser = ResponseParser
+
+    def parse_response(self, text, *, prefix, tools=None, recovery=False):
+        self.seen.append(recovery)
+        parser = self.ResponseParser(prefix, tools=tools, recovery=recovery)
+        for char in text:  # the stand-in recovers at the next feed
+            parser.feed(char)
+        return parser.finalize()[0]
+
+
+def test_recovery_mode_is_used_when_the_runtime_has_it(setup, monkeypatch):
+    from compiler.integrations.vllm import parser as plugin_parser
+    from compiler.integrations.vllm.template import Compiled, accepts_recovery
+
+    cls, tok = setup
+    found = cls(tok).compiled
+    fake = _ScriptedRecovery(found.module)
+    assert accepts_recovery(fake) and not accepts_recovery(found.module)
+    monkeypatch.setattr(plugin_parser, "load", lambda *a: Compiled(found.template, fake, found.origin, [], True))
+    streamed = S.merged(S.stream(cls, tok, S.request(tools=TOOLS), PREFIX, BAD_JSON))
+    whole = S.message_of(S.whole(cls, tok, S.request(tools=TOOLS), PREFIX, BAD_JSON))
+    assert fake.seen and all(fake.seen)  # every parser was made with recovery=True
+    assert streamed["reasoning"] == "Check Paris." and "Anything else?" in streamed["content"]
+    assert whole["content"].endswith("Anything else?<|im_end|>") and not whole["tool_calls"]
