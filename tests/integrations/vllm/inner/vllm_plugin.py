@@ -39,6 +39,15 @@ def test_every_bundled_template(name):
     assert checked
 
 
+def test_the_checkout_is_tested():
+    """The environment's installed copy of the package never shadows the checkout."""
+    import compiler
+    import runtime
+
+    for module in (compiler, runtime):
+        assert module.__file__.startswith(str(S.ROOT)), module.__file__
+
+
 def test_special_tokens_are_single_tokens():
     tok = S.tokenizer_for("qwen3")
     for token in ("<think>", "</think>", "<tool_call>", "</tool_call>", "<|im_end|>"):
