@@ -50,6 +50,7 @@ class RecoveringParser:
                 "generation): chat templates often pre-write part of the assistant message (e.g. an opening "
                 '`<think>`). If the generation already holds the whole message, pass prefix="" to opt out.'
             )
+        self.tables = tables  # the generated ResponseParser class whose tables this runs
         self._fields = tables.FIELDS
         self._implicit = tables.IMPLICIT
         self._watch = tables.WATCH

@@ -42,7 +42,8 @@ class OpenAIStreamAdapter:
         self.id_prefix = id_prefix
         self.message = None
         self.parser = parser_module.ResponseParser(prefix, tools=tools)
-        self._core = _core_of(type(self.parser))
+        # a recover=True parser runs the tables of the generated class it names
+        self._core = _core_of(getattr(self.parser, "tables", type(self.parser)))
         fields = parser_module.TEMPLATE["fields"]
         self._texts = {name: _TextField(self, name, fields[name]) for name in _TEXT_FIELDS if name in fields}
         self._tools = _ToolCalls(self, fields["tool_calls"], tools) if "tool_calls" in fields else None
