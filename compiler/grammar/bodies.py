@@ -251,15 +251,16 @@ class CallBodies:
         look_only = value_group is not None and any(
             all(isinstance(item, Look) for item in rc._items(b)) and rc._items(b) for b in rc.branches(value_group.body)
         )
-        if not look_only and not heads:
-            return None
-        pattern = regex.compile(args["tag_pattern"], regex.DOTALL)
         close = self.tool_field.close
         close_re = (
             _compiled(to_source(self.ast(close)))
             if isinstance(close, RegexDelimiter) and rc.starts_with_lookbehind(self.ast(close))
             else None
         )
+        only_close = not look_only and not heads
+        if only_close and close_re is None:
+            return None
+        pattern = regex.compile(args["tag_pattern"], regex.DOTALL)
         open_w = self.shortest(self.full(self.tool_field.open, self.open_for(tool, self.tool_field.open)) or m.EMPTY)
         value_w = self.shortest(value)
         out = []
@@ -290,13 +291,18 @@ class CallBodies:
             if hit is None or hit.group("key") != key or hit.group("value") != ("" if empty else value_w):
                 continue
             if close_re is not None:
-                # The call's close (a look-behind) matches at the end of the tag, not before.
+                # The call's close (a look-behind) matches at the end of the tag, not before
+                # (minimax_m2's `(?<=</invoke>)(?=\s*</minimax:tool_call>)` ends the body
+                # before the tag pattern's optional section close).
                 full = open_w + text
-                if [p for p in range(len(open_w) + 1, len(full) + 1) if close_re.match(full, p)] != [len(full)]:
+                ends = [p for p in range(len(open_w) + 1, len(full) + 1) if close_re.match(full, p)]
+                if any(p < len(full) for p in ends) if only_close else ends != [len(full)]:
                     continue
             # Whitespace after the value sits next to what follows it (one
-            # lexeme for greedy lexers).
-            out.append(m.seq(before, body, m.seq(WS, after) if body is not m.EMPTY else after))
+            # lexeme for greedy lexers), unless the value ends in a `ws` rule
+            # of its own (argument tags).
+            spaced = body is not m.EMPTY and not only_close
+            out.append(m.seq(before, body, m.seq(WS, after) if spaced else after))
         if not out:
             raise m.GrammarError(where + ".tag_pattern", "no form of the pattern reads back the arguments")
         return m.alt(*out)
@@ -332,7 +338,7 @@ class CallBodies:
     def members(self, args, order, required, members, sep, sep_text=None) -> m.Node:
         """The argument tags in any order, each once (schema.members_any_order),
         when two of them read back in either order; else in schema order."""
-        from .schema import members_any_order, members_in_order
+        from .schema import ANY_ORDER_LIMIT, members_any_order, members_in_order
 
         if sep_text is None:
             sep_text = "\n" if sep == WS else ", "
@@ -342,7 +348,17 @@ class CallBodies:
                 # around them: a greedy lexer never reads it as the start of
                 # one next tag (or the close) and loses the others.
                 sep = self.ws()
-            return members_any_order(self.g, order, required, members, sep)
+            harmless = not args.get("merge_duplicates")  # the parser keeps a repeated key's last value
+            if len(order) > ANY_ORDER_LIMIT:
+                note = (
+                    f"more than {ANY_ORDER_LIMIT} arguments: any order, a key may be written again (the last "
+                    "value counts)"
+                    if harmless
+                    else f"more than {ANY_ORDER_LIMIT} arguments with merge_duplicates: written in schema order"
+                )
+                if note not in self.g.notes:
+                    self.g.notes.append(note)
+            return members_any_order(self.g, order, required, members, sep, harmless)
         return members_in_order(self.g, order, required, members, sep)
 
     def tags_read_back(self, args: dict, keys: list[str], members: dict, sep: str) -> bool:
@@ -412,9 +428,16 @@ class CallBodies:
                 return typed
             post = rc.to_node(Concat(found[0].post), key_sub, at_start=True, at_end=True)
             pre = rc.to_node(Concat(found[0].pre), key_sub, at_start=True, at_end=True)
-            untyped = non_json_text(schema, found[0].trigger, post, pre) if None not in (post, pre) else None
+            plain = not ((value_parser or {}).get("args") or {}).keys() & {"unquoted_keys", "string_delims"}
+            untyped = non_json_text(schema, found[0].trigger, post, pre, plain) if None not in (post, pre) else None
             if untyped is None:
                 return typed
+            if plain and _any_quoted_text(schema):
+                # Text opening with a quote reads as a string either way (the
+                # JSON string, or the raw text when it is not one): the raw
+                # forms hold the JSON-quoted one, which as a lexeme of its own
+                # would outrun them (`"a</p>` then more).
+                return m.seq(before, self.g.add("raw_string", untyped))
             # The tag's literal once, then either form (one lexeme with what precedes it).
             return m.seq(before, m.alt(m.seq(raw, after), self.g.add("raw_string", untyped)))
         substituted = tuple(_substitute_key(item, key) for item in after_items)
@@ -481,9 +504,9 @@ class CallBodies:
 # Raw text that `json.loads` reads as a value once stripped: what a raw
 # string must not be (for a `json` value parser with `allow_non_json`, the
 # text is the string only when it is not JSON). The grammar keeps raw
-# strings off every text that starts with a quote, a bracket or a brace,
-# off numbers and off the words themselves; those strings are written
-# JSON-quoted.
+# strings off numbers and the words themselves, and off text that starts
+# like a JSON string, array or object unless it cannot be one; those
+# strings are written JSON-quoted.
 JSON_WORDS = ("true", "false", "null", "NaN", "Infinity")
 JSON_HEADS = CharSet.chars('"[{-0123456789') | WS_CHARS
 
@@ -496,13 +519,15 @@ def _reads_as_json(text: str) -> bool:
     return True
 
 
-def non_json_text(schema, trigger: str, post: m.Node, pre: m.Node = m.EMPTY) -> m.Node | None:
+def non_json_text(schema, trigger: str, post: m.Node, pre: m.Node = m.EMPTY, plain: bool = True) -> m.Node | None:
     """A value written raw, as a model writes a string (`<p=city>Paris</p>`),
     where a `json` value parser with `allow_non_json` reads it as that
     string: text up to `trigger` (then `post`) that is not JSON once
     stripped. For an enum (or const), its strings that are not JSON; for a
     string type, any such text; None: no raw form (other types). `pre`:
-    what the pattern allows between the value and the trigger (`\\s*`)."""
+    what the pattern allows between the value and the trigger (`\\s*`);
+    `plain`: the parser has no dialect knobs (`unquoted_keys` reads
+    `{x: 1}` as an object), so bracketed text may be written raw."""
     if not isinstance(schema, dict):
         return None
     stop = CharSet.chars(trigger[0])
@@ -536,14 +561,34 @@ def non_json_text(schema, trigger: str, post: m.Node, pre: m.Node = m.EMPTY) -> 
             rest,
         )
     )
+    if plain and (kind == "string" or not {"array", "object"} & set(kind)):
+        # Text opening like a JSON array or object that cannot be one:
+        # `[draft]`, `{x}` (after the bracket, a character no value or key
+        # starts with).
+        value_heads = CharSet.chars('{["-0123456789tfnNI]') | WS_CHARS | stop
+        options.append(m.seq(m.Lit("["), WS, m.Chars(value_heads.complement()), rest))
+        options.append(m.seq(m.Lit("{"), WS, m.Chars((CharSet.chars('"}') | WS_CHARS | stop).complement()), rest))
+    if plain and _any_quoted_text(schema):
+        options.append(m.seq(m.Lit('"'), rest))  # `"quoted"`, `"no closing quote`, `"a" and b`
+    return m.alt(*options, *_word_forms(close, rest, stop))
+
+
+def _any_quoted_text(schema: dict) -> bool:
+    """A plain string schema: any text opening with a quote satisfies it."""
+    return schema.get("type") == "string" and set(schema) <= {"type", "description", "title"}
+
+
+def _word_forms(close: m.Node, rest: m.Node, stop: CharSet) -> list[m.Node]:
+    """Raw strings that start like a JSON word but are not one."""
+    out = []
     for word in JSON_WORDS:
         for i in range(1, len(word)):
             # A proper prefix of the word, then the end or another character.
             other = m.Chars((CharSet.chars(word[i]) | stop).complement())
-            options.append(m.seq(m.Lit(word[:i]), m.alt(close, m.seq(other, rest))))
+            out.append(m.seq(m.Lit(word[:i]), m.alt(close, m.seq(other, rest))))
         # The whole word, then more than whitespace.
-        options.append(m.seq(m.Lit(word), WS, m.Chars((WS_CHARS | stop).complement()), rest))
-    return m.alt(*options)
+        out.append(m.seq(m.Lit(word), WS, m.Chars((WS_CHARS | stop).complement()), rest))
+    return out
 
 
 # A JSON string character that is neither a quote, a backslash nor a control

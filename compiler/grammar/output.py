@@ -84,12 +84,18 @@ class OutputRules:
         exclude: set[str] = set()
         for delim in watched:
             found = self.excluded(delim)
-            if not found:
-                raise m.GrammarError(
-                    delim.path, "no literal that every match contains: free text cannot be kept from matching it"
-                )
+            ends_only = isinstance(delim, RegexDelimiter) and rc.literal_free_branch(self.ast(delim)) is None
+            if not found and not ends_only:
+                raise m.GrammarError(delim.path, self.no_literal(delim))
             exclude.update(found)
         return tuple(sorted(exclude))
+
+    def no_literal(self, delim: Delimiter) -> str:
+        """Why free text cannot be kept from matching a delimiter: the
+        variant of its pattern that requires no literal, when there is one."""
+        why = "no literal that every match contains: free text cannot be kept from matching it"
+        branch = rc.literal_free_branch(self.ast(delim)) if isinstance(delim, RegexDelimiter) else None
+        return why if branch is None else f"{why} (the branch `{to_source(branch)}` requires none)"
 
     def prepare_calls(self, tools: list[Tool]) -> None:
         """Bodies, open groups and witnesses of the calls; `start_calls` for
@@ -247,7 +253,16 @@ class OutputRules:
             # region (ernie45 closes content with `</response>`, then calls):
             # so is the grammar. Variants that need the end of the output
             # (`\s*$`) end it.
-            out.append((self.end_close, None, self.seg(state), "x", False, []))
+            out.append(
+                (
+                    self.end_close,
+                    None,
+                    self.seg(state),
+                    "x",
+                    False,
+                    [n for _, n in self.delimiter_variants(self.end_close)],
+                )
+            )
             out.append(
                 (
                     self.end_close,
@@ -395,6 +410,11 @@ class OutputRules:
                         if variant is not None:
                             found.append((variant, then))
                 specific.extend((text, m.seq(mid, node)) for node in self.grouped(found))
+                if mid is not None and self.implicit is not None and source is not None:
+                    # Checked after a long run of the whitespace a body may end
+                    # in, too: a look-behind bounding it (`\s{0,8}`) is not kept.
+                    grown = lambda follow: valid(follow) and _close_matches(source, witness + " " * 40, text, follow)
+                    specific.extend((text, m.seq(mid, node)) for node in self.text_then_block(source, direct, grown))
             # A close that writes what a close followed by free text writes
             # (and more) is left out: a greedy lexer would take the longer
             # one and never see the text.
@@ -407,6 +427,32 @@ class OutputRules:
             return m.alt(*options)
 
         return self._rule("close_" + self.state_name(state), make)
+
+    def text_then_block(self, source: str, direct, valid) -> list[m.Node]:
+        r"""After a close that looks ahead at free text, then a block or the
+        end of turn (qwen3_5's `(?=\s*[^\s<][^<]*(?:<tool_call>|<\|im_end\|>))`):
+        that text, then what the literal opens. The text is the look-ahead's
+        own (its characters start no watched literal, so the parser reads it
+        as free text), and the close is checked on its witness."""
+        items = rc._items(rc.ast_of(source))
+        if not items or not isinstance(items[-1], Look) or items[-1].behind or items[-1].negative:
+            return []
+        ahead = rc._items(items[-1].body)
+        if len(ahead) < 2:
+            return []
+        literals = [rc.to_node(branch) for branch in rc.branches(ahead[-1])]
+        text = rc.to_node(Concat(tuple(ahead[:-1])))
+        if text is None or not literals or not all(isinstance(lit, m.Lit) for lit in literals):
+            return []
+        if not self.exclude_all or _reads_any(text, {lit[0] for lit in self.exclude_all}):
+            return []
+        written = self.shortest(text)
+        found = [
+            (variant, then)
+            for follow, variant, then in direct
+            if follow is not None and any(follow.startswith(lit.text) for lit in literals) and valid(written + follow)
+        ]
+        return [m.seq(text, node) for node in self.grouped(found)]
 
     def block(self, field: Field, state) -> m.Ref:
         """The body of a text field up to its close, then the segment of
@@ -450,9 +496,7 @@ class OutputRules:
                                 rests.setdefault(trigger, []).append(post)
                         exits += [(trigger, m.seq(self.shared(posts), then)) for trigger, posts in rests.items()]
             if not exits:
-                raise m.GrammarError(
-                    field.close.path, "no literal that every match contains: free text cannot be kept from matching it"
-                )
+                raise m.GrammarError(field.close.path, self.no_literal(field.close))
             return m.Until(tuple(sorted({t for t, _ in exits})), tuple(_merge_exits(exits)), self.may_end(state[0]))
 
         return self._rule(f"{field.name}_then_{self.state_name(state)}", make)
@@ -522,6 +566,17 @@ class OutputRules:
             return m.Until(self.exclude_all, tuple(_merge_exits(exits)), True)
 
         return self._rule("tail", make)
+
+
+def _reads_any(node: m.Node, chars: set[str]) -> bool:
+    """A regular node may read one of `chars` (True where it cannot tell)."""
+    if isinstance(node, m.Lit):
+        return any(c in chars for c in node.text)
+    if isinstance(node, m.Chars):
+        return any(c in node.chars for c in chars)
+    if isinstance(node, (m.Seq, m.Alt, m.Rep)):
+        return any(_reads_any(child, chars) for child in m.children(node))
+    return True
 
 
 def _merge_exits(exits: list[tuple[str, m.Node]]) -> list[tuple[str, m.Node]]:

@@ -134,6 +134,8 @@ def required_literals(node: Node) -> list[str]:
     # look-behind needs (a zero-width open after a call's `}`).
     out: set[str] = set()
     for variant in variants(node):
+        if only_at_end(variant):
+            continue  # free text meets it only where the output ends, which closes the region anyway
         own = splits(variant)
         if own is not None:
             out.update(s.trigger for s in own)
@@ -147,6 +149,27 @@ def required_literals(node: Node) -> list[str]:
         else:
             return []
     return sorted(out)
+
+
+def only_at_end(node: Node) -> bool:
+    """The variant ends with `\\Z` or `$` (look-arounds after it aside):
+    it matches nowhere but at the end of the text (before a final newline
+    for `$`)."""
+    items = [item for item in _items(node) if not isinstance(item, Look)]
+    return bool(items) and isinstance(items[-1], Anchor) and items[-1].kind in (EOS, END)
+
+
+def literal_free_branch(node: Node) -> Node | None:
+    """A variant of the pattern in which no literal is required (the one
+    `required_literals` fails on), or None."""
+    for variant in variants(node):
+        if splits(variant) is not None or only_at_end(variant):
+            continue
+        looks = [item for item in _items(variant) if isinstance(item, Look) and not item.negative]
+        if any(splits(item.body) if not item.behind else _last_literal(item.body) for item in looks):
+            continue
+        return variant
+    return None
 
 
 def _last_literal(node: Node) -> str | None:

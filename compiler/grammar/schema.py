@@ -238,18 +238,30 @@ def members_in_order(
     return from_index(0, True)
 
 
-# Most properties whose every order is written (one rule per set of keys
-# already written: 2**n rules); beyond it, schema order.
+# Most properties whose every order is written with each key once (one rule
+# per set of keys already written: 2**n rules).
 ANY_ORDER_LIMIT = 8
 
 
 def members_any_order(
-    grammar: m.Grammar, order: list[str], required: list[str], members: dict[str, m.Node], sep: m.Node
+    grammar: m.Grammar,
+    order: list[str],
+    required: list[str],
+    members: dict[str, m.Node],
+    sep: m.Node,
+    repeats_harmless: bool = False,
 ) -> m.Node:
     """Members in any order, each at most once, the required ones all
     present: one rule per set of keys already written. More than
-    ANY_ORDER_LIMIT members: schema order (members_in_order)."""
-    if len(order) > ANY_ORDER_LIMIT or len(order) < 2:
+    ANY_ORDER_LIMIT members: any order with keys allowed again where a
+    repeated key is harmless (`repeats_harmless`: the parser keeps its last
+    value), tracking only the required ones written; else schema order."""
+    if len(order) < 2:
+        return members_in_order(grammar, order, required, members, sep)
+    if len(order) > ANY_ORDER_LIMIT:
+        needed = [k for k in order if k in required]
+        if repeats_harmless and len(needed) <= ANY_ORDER_LIMIT:
+            return _members_required_sets(grammar, order, needed, members, sep)
         return members_in_order(grammar, order, required, members, sep)
     index = {k: i for i, k in enumerate(order)}
     need = sum(1 << index[k] for k in required)
@@ -272,3 +284,32 @@ def members_any_order(
         return ref
 
     return state(0)
+
+
+def _members_required_sets(
+    grammar: m.Grammar, order: list[str], needed: list[str], members: dict[str, m.Node], sep: m.Node
+) -> m.Node:
+    """Members in any order, any of them again, until every needed one is
+    written: one rule per set of needed keys written, each a run of members
+    that write no new needed key, then one that does (or the end). No rule
+    refers back to itself, so witnesses and walks stay finite."""
+    bit = {k: 1 << i for i, k in enumerate(needed)}
+    full = (1 << len(needed)) - 1
+    names: dict[int, m.Ref] = {}
+
+    def new(done: int, k: str) -> bool:
+        return k in bit and not done & bit[k]
+
+    def state(done: int) -> m.Ref:
+        """After the first member, `done` needed keys written."""
+        if done in names:
+            return names[done]
+        again = [m.seq(sep, members[k]) for k in order if not new(done, k)]
+        ahead = [m.seq(sep, members[k], state(done | bit[k])) for k in order if new(done, k)]
+        if done == full:
+            ahead.append(m.EMPTY)  # what ends a loop comes last (grammar_engine.walk finishes on it)
+        names[done] = grammar.add(f"any_keys_{done:x}", m.seq(m.Rep(m.alt(*again), 0, None), m.alt(*ahead)))
+        return names[done]
+
+    first = [m.seq(members[k], state(bit.get(k, 0))) for k in order]
+    return m.alt(*first, m.EMPTY) if not needed else m.alt(*first)

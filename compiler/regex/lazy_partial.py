@@ -22,8 +22,8 @@ thing the tail reads (`_regex.c`, `set_test_node`), and
   characters after the repeat, capturing-group boundaries ending the run,
   non-capturing groups transparent, entering a repeated group of count at
   least one): it searches forwards for the first occurrence of S starting
-  at `pos + 1` or later (for a bounded repeat the source says: and ending
-  by `start + max + len(S)`; bounded repeats are refused, see below). If
+  at `pos + 1` or later (for a bounded repeat: and ending by `start + max
+  + len(S)`, where `start` is where the repeat began). If
   there is none, partial=True makes the attempt a partial match (again
   whatever the body would say of the characters in between: `\\s*?<a>` on
   " x" is a partial match at 0, `a[^q]*?xy` on "aqqqqqz" one at 0). If
@@ -53,10 +53,11 @@ look-behinds, the literal its tail's test is (one character: the first
 rule; more: the second; "": the third); `lazy_problem(ast)` names the
 shapes this model does not decide, which ports refuse: a case-insensitive
 string or one-character test, an alternation whose branches share a first
-character, bounded lazy repeats (`{m,n}?`, `??`: the module's bound on the
-rules above is not the one its source suggests, e.g. `\\s{0,3}?<a>` on
-" a{｜" is no partial match at 0 while `\\s{0,9}?<a>` is), `{m,}?` with
-m > 1, and a pattern that opens with a lazy repeat of minimum 0
+character, a lazy repeat of at most one (`??`, `{0,1}?`: with the
+module's answers, `(?:x[^q]??xy|zz)y` on "zx[bq[" is no partial match at 1
+though `x[^q]??xy` is, and `{0,2}?` in its place follows the rules above;
+bounded repeats `{m,n}?` with n > 1 and `{m,}?` follow them as written), and
+a pattern that opens with a lazy repeat of minimum 0
 (`[^q]*?x`: the module then attempts matches from positions no match can
 start at, and the first rule fires there: a partial match at 0 on "q",
 none for `[^qr]*?x`; `\\s*?\\b` on "|\\n" is a partial match at 1), and
@@ -174,10 +175,11 @@ def _visit(node: Node, follow: list, out: dict[int, str], problems: list[str]) -
         _visit(node.body, ([] if node.index is None else [_CLOSE]) + follow, out, problems)
     elif isinstance(node, Repeat):
         if node.lazy and node.min != node.max and _one_char(node.body):
-            if node.max is not None or node.min > 1:
+            if node.max == 1:
                 problems.append(
-                    f"lazy quantifier {to_source(node)}: the regex module's partial matches for bounded lazy "
-                    "repeats (and {m,}? with m > 1) follow rules not reproduced yet"
+                    f"lazy quantifier {to_source(node)}: the regex module's partial matches for a lazy repeat "
+                    "of at most one (`??`, `{0,1}?`) follow rules not reproduced (write `{0,2}?` or `*?` if "
+                    "the tail allows it)"
                 )
                 return
             try:

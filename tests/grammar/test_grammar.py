@@ -376,6 +376,32 @@ def test_errors_name_the_path():
         grammar("qwen3", TOOLS, tool_choice="nope")
 
 
+
+def test_close_branches_at_the_end_and_refusals_naming_the_branch():
+    """A close branch that only matches at the end of the output (`\\Z`)
+    needs no literal kept out of free text; a branch that requires no
+    literal anywhere is named in the refusal."""
+    fields = {
+        "reasoning_content": {"open": "<think>", "close": "</think>"},
+        "content": {"close_pattern": r"<\|end\|>|\Z"},
+    }
+    template = {"start_anchor": "<a>", "fields": fields}
+    engine = to_llguidance(grammar(template, [], format="lark", prefix="<a>"), "lark")
+    module = compile_template(template)
+    for text in ("plain text", "<think>why</think>so<|end|>", "a < b"):
+        assert accepts(engine, text), text
+        module.parse_response(text, prefix="<a>")
+    model = grammar_model(template, [], prefix="<a>")
+    rng = random.Random(5)
+    for _ in range(30):
+        text = walk(model, rng)
+        assert accepts(engine, text), text
+        assert "<think>" not in module.parse_response(text, prefix="<a>").get("content", ""), text
+    fields = dict(fields, reasoning_content={"open_pattern": r"(?:^|<think>\s*)", "close": "</think>"})
+    with pytest.raises(GrammarError, match=r"fields\.reasoning_content\.open_pattern: .*the branch `\^` requires none"):
+        grammar({"start_anchor": "<a>", "fields": fields}, [], format="lark", prefix="<a>")
+
+
 GOLDEN_CASES = [(name, fmt) for name in ("qwen3", "qwen3_5") for fmt in ("lark", "gbnf", "ebnf")] + [("qwen3", "structural-tag")]
 
 

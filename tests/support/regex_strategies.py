@@ -146,7 +146,7 @@ def random_text(rng, size: int = 9) -> str:
 # `regex` module's partial matches for them follow its own backtracking
 # rules (compiler/regex/lazy_partial.py), which the ports reproduce.
 LAZY_BODIES = [r"[^<]", r".", r"\s", r"[^q]", r"[ab]", r"a", r"(?:[^x])", r"\w", r"[^<｜\n]", r"(?:ab)", r"(a)"]
-LAZY_QUANTIFIERS = ["*?", "+?", "??", "{0,2}?", "{1,3}?", "{2,}?", "{1,}?"]
+LAZY_QUANTIFIERS = ["*?", "+?", "??", "{0,2}?", "{1,3}?", "{2,}?", "{1,}?", "{2,4}?", "{0,5}?", "{3,}?", "{1,2}?"]
 LAZY_TAILS = [
     "x", "<a>", "xy", "(x)", "(?:x)y", "(x)y", "[x]", "x+", "\\d", "(?=x)", "(?=xy)", "(?!x)", "$", "",
     "(?:x|yz)", "x|y", "<｜tool▁sep｜>", "\\|", "(?:<a>|<b>)", "\\b", "<abcdef>", "x{2}", "(?:xb){1,2}",

@@ -498,6 +498,45 @@ SHAPES += [
     ),
 ]
 
+# Bounded lazy repeats ({m,n}?, {m,}? with m > 1) in opens and a close: the
+# module's string search for the tail ends by start + max + len(tail).
+LAZY_BOUNDED = {
+    "start_anchor": "<|a|>",
+    "fields": {
+        "reasoning_content": {"open_pattern": r"\[\[(?:[^<｜\n]{1,6}?)\|", "close": "]]", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"<call (?P<name>[^<>\s]{2,}?)>",
+            "close_pattern": r"</call[ ]{0,3}?>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close_pattern": r"<\|/x\|>|(?=\[\[)", "content": "text"},
+    },
+}
+
+SHAPES += [
+    Shape(
+        "lazy_bounded",
+        LAZY_BOUNDED,
+        blocks=[
+            "[[plan|think first]]",
+            "[[abcdefgh|x]]",
+            "answer",
+            "<|/x|>",
+            '<call get_weather>{"city": "Paris"}</call>',
+            '<call search>{"query": "x"}</call  >',
+            "<call s>{}</call>",
+            "[[q<",
+            "[[ab|c]][[d|e]]",
+            "<call a b>",
+        ],
+        noise=["[[", "|", "]]", "<|/x|>", "<call ", "</call", " ", ">", "｜", "\n", "<"],
+        prefixes=["<|a|>", "<|a|>[[p|", "<|a|>x [[", "<|a|>[[abcdefg"],
+        tools=TOOLS,
+    ),
+]
+
 
 def _bundled_shape(path: Path) -> Shape:
     """A templates_src/ template, with its samples' outputs (whole and in
