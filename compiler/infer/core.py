@@ -1,0 +1,338 @@
+"""Infer a response template from renders of probe conversations.
+
+Each part comes from a pair of renders that differ in one thing:
+- start anchor: the conversation rendered with and without the generation
+  prompt (in every thinking mode the template has; their common start);
+- end of turn: what follows the content in the content-only turn;
+- reasoning: the turn with reasoning against the turn without;
+- tool calls: no call, one call, two calls (see calls.py).
+A part that cannot be inferred is reported with its probe pair, renders and
+reason, and left out of the template.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import probes
+from .calls import CallError, analyse, tool_field
+from .diff import common_prefix, escape, first_token, snap_left
+from .sandbox import Renderer, RenderError
+
+
+class InferError(Exception):
+    """Nothing can be inferred: the chat template fails on the basic probes."""
+
+
+@dataclass
+class Finding:
+    part: str
+    probes: str
+    reason: str
+    renders: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        shown = "".join(f"\n    render: {text!r}" for text in self.renders)
+        return f"{self.part}: not inferred ({self.probes}): {self.reason}{shown}"
+
+
+@dataclass
+class Inferred:
+    template: dict
+    findings: list[Finding]
+    explain: list[str]
+    mode: dict  # template kwargs used for the inference renders
+    prompt_tail: str  # generation prompt after the anchor (pre-opened reasoning)
+    end_of_turn: str
+    parts: dict  # part -> short description
+
+
+def thinking_modes(chat_template: str) -> list[dict]:
+    modes = [{}]
+    for switch in ("enable_thinking", "thinking"):
+        if re.search(r"(?<![.\w'\"])" + switch + r"\b", chat_template):
+            modes += [{switch: True}, {switch: False}]
+    return modes
+
+
+class Inference:
+    def __init__(self, renderer: Renderer):
+        self.renderer = renderer
+        self.findings: list[Finding] = []
+        self.explain: list[str] = []
+        self.parts: dict[str, str] = {}
+
+    def log(self, label: str, text: str) -> None:
+        self.explain.append(f"{label}: {text!r}")
+
+    def render(self, messages, mode, *, gen=False) -> str:
+        return self.renderer.render(messages, tools=probes.TOOLS, add_generation_prompt=gen, **mode)
+
+    # -- the turn after the anchor -------------------------------------------------
+    def prompt(self, mode: dict) -> tuple[str, str]:
+        """(conversation without the generation prompt, with it)."""
+        bare = self.render([probes.USER], mode)
+        full = self.render([probes.USER], mode, gen=True)
+        return bare, full
+
+    def turn(self, message: dict, mode: dict) -> str:
+        """The assistant turn after the start anchor, for one message."""
+        text = self.render([probes.USER, message], mode)
+        bare = self.bare[self._key(mode)]
+        start = max(0, common_prefix(text, bare) - len(self.anchor))
+        pos = text.find(self.anchor, start)
+        if pos < 0:
+            raise RenderError(
+                "render", f"the assistant turn does not contain the start anchor {self.anchor!r}: {text[-300:]!r}"
+            )
+        return text[pos + len(self.anchor) :]
+
+    @staticmethod
+    def _key(mode: dict) -> str:
+        return repr(sorted(mode.items()))
+
+    # -- the parts -------------------------------------------------------------------
+    def run(self) -> Inferred:
+        chat = self.renderer.chat_template
+        modes = thinking_modes(chat)
+        self.bare, prompts = {}, {}
+        for mode in modes:
+            try:
+                bare, full = self.prompt(mode)
+            except RenderError as error:
+                if not mode:
+                    raise InferError(f"the user-only conversation does not render: {error}") from None
+                continue
+            self.bare[self._key(mode)] = bare
+            prompts[self._key(mode)] = full[common_prefix(full, bare) :]
+            self.log(f"generation prompt {mode or 'default'}", prompts[self._key(mode)])
+        modes = [mode for mode in modes if self._key(mode) in prompts]
+        base = prompts[self._key({})]
+        if not base.strip():
+            # No generation prompt (Mistral's `[INST]...[/INST]`): the assistant turn starts where the user's ends.
+            bare = self.bare[self._key({})]
+            at = bare.rfind(probes.USER["content"])
+            base = bare[at + len(probes.USER["content"]) :].strip() if at >= 0 else ""
+            if not base:
+                raise InferError(
+                    "rendering with add_generation_prompt=True adds nothing and nothing follows the user's text "
+                    f"(pair: user turn with and without the generation prompt); no start anchor. Render: {bare[-200:]!r}"
+                )
+            prompts = {key: base + value for key, value in prompts.items()}
+            self.bare = {
+                key: value[: len(value) - len(base)] if value.endswith(base) else value
+                for key, value in self.bare.items()
+            }
+            self.parts["generation prompt"] = "none; the anchor is what ends the user turn"
+        anchor = base
+        for mode in modes:
+            anchor = anchor[: snap_left(anchor, common_prefix(anchor, prompts[self._key(mode)]))]
+        if not anchor.strip():
+            anchor = base
+        self.anchor = anchor
+        self.prompts = prompts
+
+        content_turn, mode, eot = self._content(modes)
+        self.mode = mode
+        reasoning = self._reasoning(modes, content_turn)
+        if reasoning is not None:
+            open_, close, self.mode = reasoning
+            mode = self.mode
+            if open_ in self.anchor:
+                self.anchor = self.anchor[: self.anchor.index(open_)]
+                if not self.anchor.strip():
+                    raise InferError("the generation prompt is only the reasoning opener; no start anchor")
+        tools = self._tools(mode, eot)
+
+        fields = {}
+        if reasoning is not None:
+            fields["reasoning_content"] = {
+                "open_pattern": r"\s*" + escape(reasoning[0]),
+                "close_pattern": r"\s*" + escape(reasoning[1]),
+                "content": "text",
+            }
+        if tools is not None:
+            fields["tool_calls"] = tools
+        content = {"content": "text", "repeats": True, "join": "\n"}
+        if eot:
+            content = {"close_pattern": r"\s*" + re.escape(eot), **content}
+        fields["content"] = content
+        anchors = [self.anchor]
+        if reasoning is not None:
+            for key, prompt in prompts.items():
+                tail = prompt[len(self.anchor) :] if prompt.startswith(self.anchor) else ""
+                if tail.strip() and tail.strip().startswith(reasoning[1]) and reasoning[0] not in tail:
+                    anchors.insert(0, self.anchor + tail.rstrip())
+        anchors = list(dict.fromkeys(anchors))
+        self.parts["start_anchor"] = repr(anchors[0] if len(anchors) == 1 else anchors)
+        template = {
+            "version": 1,
+            "defaults": {"role": "assistant"},
+            "start_anchor": anchors[0] if len(anchors) == 1 else anchors,
+            "fields": fields,
+        }
+        tail = (
+            prompts[self._key(self.mode)][len(self.anchor) :]
+            if prompts[self._key(self.mode)].startswith(self.anchor)
+            else ""
+        )
+        return Inferred(template, self.findings, self.explain, self.mode, tail, eot, self.parts)
+
+    def _content(self, modes):
+        message = probes.assistant(probes.CONTENT)
+        try:
+            turn = self.turn(message, {})
+        except RenderError as error:
+            raise InferError(f"a conversation with an assistant turn does not render: {error}") from None
+        self.log("content turn", turn)
+        at = turn.find(probes.CONTENT)
+        if at < 0:
+            raise InferError(
+                "renders no assistant turn: the assistant's content does not appear in the render "
+                f"(pair: user turn / user + assistant turn). Render after the anchor: {turn[:300]!r}"
+            )
+        eot = first_token(turn[at + len(probes.CONTENT) :])
+        if not eot:
+            # Nothing closes the turn (GLM): it ends where the next user turn starts.
+            try:
+                turn2 = self.render([probes.USER, message, {"role": "user", "content": "USERAGAIN"}], {})
+                at2 = turn2.rfind(probes.CONTENT)
+                eot = first_token(turn2[at2 + len(probes.CONTENT) :].split("USERAGAIN")[0])
+                self.log("content turn then a user turn", turn2[at2:])
+            except RenderError:
+                eot = ""
+        self.parts["end_of_turn"] = repr(eot) if eot else "none (content runs to the end of generation)"
+        if not eot:
+            self.findings.append(
+                Finding("end of turn", "content turn", "nothing follows the content in the render", [turn])
+            )
+        return turn, {}, eot
+
+    def _reasoning(self, modes, content_turn):
+        tried = []
+        for mode in [m for m in modes if m.get("enable_thinking", m.get("thinking", True)) is not False]:
+            message = probes.assistant(probes.CONTENT, probes.REASONING)
+            try:
+                turn = self.turn(message, mode)
+            except RenderError as error:
+                tried.append(f"{mode or 'default'}: {error}")
+                continue
+            self.log(f"reasoning turn {mode or 'default'}", turn)
+            r, c = turn.find(probes.REASONING), turn.find(probes.CONTENT)
+            if r < 0 or c < r:
+                tried.append(turn)
+                continue
+            before, between = turn[:r], turn[r + len(probes.REASONING) : c]
+            prompt_tail = self.prompts[self._key(mode)][len(self.anchor) :]
+            open_ = before.strip() or prompt_tail.strip()
+            close = between.strip()
+            if not open_ or not close:
+                missing = "opener" if not open_ else "closer"
+                self.findings.append(
+                    Finding(
+                        "reasoning",
+                        f"content turn / reasoning turn {mode or 'default'}",
+                        f"no {missing} marker around the reasoning text",
+                        [content_turn, turn],
+                    )
+                )
+                return None
+            self.parts["reasoning"] = f"open {open_!r}, close {close!r} (mode {mode or 'default'})"
+            return open_, close, mode
+        switched = self._reasoning_from_switch(modes)
+        if switched is not None:
+            return switched
+        self.parts["reasoning"] = "none: the template does not render reasoning_content in the last turn"
+        self.findings.append(
+            Finding(
+                "reasoning",
+                "content turn / reasoning turn in every thinking mode",
+                "the reasoning text does not appear before the content in any render",
+                [content_turn] + tried[:2],
+            )
+        )
+        return None
+
+    def _reasoning_from_switch(self, modes):
+        """History drops reasoning, but the thinking switch changes the generation prompt:
+        on, it opens reasoning (`<think>`); off, it opens and closes it (`<think></think>`) or only closes it."""
+        for switch in ("enable_thinking", "thinking"):
+            on, off = self._key({switch: True}), self._key({switch: False})
+            if on not in self.prompts or off not in self.prompts:
+                continue
+            prompt_on, prompt_off = self.prompts[on], self.prompts[off]
+            if prompt_off.startswith(prompt_on) and prompt_on.strip():
+                # on: `A<think>`, off: `A<think></think>`: the opener is the last marker of the on prompt.
+                start = snap_left(prompt_on, len(prompt_on.rstrip()) - 1)
+                tail_on, close = prompt_on[start:].strip(), prompt_off[len(prompt_on) :].strip()
+                anchor = prompt_on[:start]
+            else:
+                tail_on = prompt_on[len(self.anchor) :].strip()
+                tail_off = prompt_off[len(self.anchor) :].strip()
+                close = (tail_off[len(tail_on) :] if tail_off.startswith(tail_on) else tail_off).strip()
+                anchor = self.anchor
+            if not tail_on or not close or close == tail_on or not anchor.strip():
+                continue
+            self.anchor = anchor
+            self.log(f"{switch}=True prompt", prompt_on)
+            self.log(f"{switch}=False prompt", prompt_off)
+            self.parts["reasoning"] = (
+                f"open {tail_on!r}, close {close!r} (from the {switch} switch: the history drops reasoning)"
+            )
+            return tail_on, close, {switch: True}
+        return None
+
+    def _tools(self, mode, eot):
+        last_reason = "no render"
+        renders: list[str] = []
+        for id_style, string_args in ((0, False), (1, False), (0, True)):
+            try:
+                zero = self.turn(probes.assistant(""), mode)
+                one = self.turn(
+                    probes.assistant("", calls=[probes.CALL_A], id_style=id_style, string_args=string_args), mode
+                )
+                two = self.turn(
+                    probes.assistant(
+                        "", calls=[probes.CALL_A, probes.CALL_B], id_style=id_style, string_args=string_args
+                    ),
+                    mode,
+                )
+            except RenderError as error:
+                last_reason = f"a turn with tool calls does not render: {error}"
+                continue
+            renders = [zero, one, two]
+            if one == zero:
+                last_reason = "the chat template ignores tool calls (the turn with a call renders as the turn without)"
+                continue
+            if probes.CALL_A["name"] not in one:
+                last_reason = "the call's name does not appear in the render"
+                continue
+            zero_t, one_t, two_t = (_before_eot(t, eot) for t in (zero, one, two))
+            start = min(common_prefix(zero_t, one_t), common_prefix(zero_t, two_t))
+            self.log("one call", one_t[start:])
+            self.log("two calls", two_t[start:])
+            try:
+                spec = analyse(one_t[start:], two_t[start:])
+                built = tool_field(spec, eot)
+            except CallError as error:
+                last_reason = str(error)
+                renders = [one_t[start:], two_t[start:]]
+                break
+            self.parts["tool_calls"] = spec.describe()
+            return built
+        self.parts["tool_calls"] = f"none: {last_reason}"
+        self.findings.append(Finding("tool calls", "no call / one call / two calls", last_reason, renders))
+        return None
+
+
+def _before_eot(turn: str, eot: str) -> str:
+    if eot:
+        at = turn.rfind(eot)
+        if at >= 0:
+            return turn[:at]
+    return turn.rstrip()
+
+
+def infer_template(renderer: Renderer) -> Inferred:
+    return Inference(renderer).run()
