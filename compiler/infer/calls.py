@@ -137,9 +137,10 @@ class CallSpec:
     section_close: str
     details: dict
     body_prefix: str  # json-object: the body's text before the name (`{"name": "`)
+    single: bool = False  # the template renders at most one call per message
 
     def describe(self) -> str:
-        parts = [f"format {self.fmt}"]
+        parts = [f"format {self.fmt}"] + (["one call per message (two do not render)"] if self.single else [])
         for label, value in (
             ("section open", self.section_open),
             ("call open", self.call_open),
@@ -155,17 +156,22 @@ class CallSpec:
         return "; ".join(parts)
 
 
-def analyse(one: str, two: str) -> CallSpec:
+def analyse(one: str, two: str | None) -> CallSpec:
     """Infer the call format from the tool-call text of one call (CALL_A) and of two (CALL_A, CALL_B)."""
     for fmt in FORMATS:
         a = locate(one, CALL_A, fmt)
         if a is None:
             continue
-        if fmt == "json-list":
+        if fmt == "json-list" and two is not None:
             b_first = locate(two, CALL_A, fmt)
             if b_first is None or b_first.details["count"] != 2:
                 raise CallError("the one-call render holds a JSON list, but two calls do not render as one list of two")
             return CallSpec(fmt, "", "", one[: a.start], one[a.end :], a.details, "")
+        if two is None:
+            # The template refuses two calls: the markers around the one call are per-call.
+            lead, trail = one[: a.start], one[a.end :]
+            body_prefix = one[a.start : one.find(CALL_A["name"], a.start)] if fmt == "json-object" else ""
+            return CallSpec(fmt, lead, trail, "", "", a.details, body_prefix, single=True)
         first = locate(two, CALL_A, fmt)
         if first is None:
             raise CallError(f"the first call renders as {fmt} alone but not beside a second call")
@@ -254,9 +260,11 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
     else:
         if section_close:
             closes.append(r"\s*" + loose(section_close))
-        closes.append(r"(?=\s*" + next_open + ")")
+        # Nothing closes a call: it ends where the next call or the turn's end follows its JSON.
+        after_body = r"(?<=\})" if spec.fmt != "xml-params" else ""
+        closes.append(after_body + r"(?=\s*" + next_open + ")")
         if end_of_turn:
-            closes.append(r"(?=\s*" + escape(end_of_turn) + ")")
+            closes.append(after_body + r"(?=\s*" + escape(end_of_turn) + ")")
     field = {"open_pattern": pattern, "close_pattern": "|".join(closes), "repeats": True}
     if spec.fmt == "xml-params":
         d = spec.details

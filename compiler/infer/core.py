@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from . import probes
 from .calls import CallError, analyse, tool_field
-from .diff import common_prefix, escape, first_token, snap_left
+from .diff import common_prefix, escape, first_token, snap_left, split_markers
 from .sandbox import Renderer, RenderError
 
 
@@ -130,7 +130,7 @@ class Inference:
             anchor = anchor[: snap_left(anchor, common_prefix(anchor, prompts[self._key(mode)]))]
         if not anchor.strip():
             anchor = base
-        self.anchor = anchor
+        self.anchor = self._align(anchor)
         self.prompts = prompts
 
         content_turn, mode, eot = self._content(modes)
@@ -179,6 +179,22 @@ class Inference:
         )
         return Inferred(template, self.findings, self.explain, self.mode, tail, eot, self.parts)
 
+    def _align(self, anchor: str) -> str:
+        """Drop trailing markers of the anchor that the history turn does not show (a pre-opened `<think>`)."""
+        try:
+            text = self.render([probes.USER, probes.assistant(probes.CONTENT)], {})
+        except RenderError as error:
+            raise InferError(f"a conversation with an assistant turn does not render: {error}") from None
+        start = max(0, common_prefix(text, self.bare[self._key({})]) - len(anchor))
+        while anchor.strip() and text.find(anchor, start) < 0:
+            anchor = anchor[: snap_left(anchor, len(anchor.rstrip()) - 1)]
+        if not anchor.strip():
+            raise InferError(
+                "renders no assistant turn after the generation prompt (pair: user turn with the generation prompt / "
+                f"user + assistant turn): {text[-300:]!r}"
+            )
+        return anchor
+
     def _content(self, modes):
         message = probes.assistant(probes.CONTENT)
         try:
@@ -226,6 +242,11 @@ class Inference:
             before, between = turn[:r], turn[r + len(probes.REASONING) : c]
             prompt_tail = self.prompts[self._key(mode)][len(self.anchor) :]
             open_ = before.strip() or prompt_tail.strip()
+            if not open_ and between.strip():
+                # The anchor ends with the opener (every mode's prompt opens reasoning): split it off.
+                cut = snap_left(self.anchor, len(self.anchor.rstrip()) - 1)
+                if self.anchor[:cut].strip():
+                    open_ = self.anchor[cut:].strip()
             close = between.strip()
             if not open_ or not close:
                 missing = "opener" if not open_ else "closer"
@@ -262,10 +283,14 @@ class Inference:
             if on not in self.prompts or off not in self.prompts:
                 continue
             prompt_on, prompt_off = self.prompts[on], self.prompts[off]
-            if prompt_off.startswith(prompt_on) and prompt_on.strip():
+            extra = split_markers(prompt_off[len(prompt_on) :]) if prompt_off.startswith(prompt_on) else []
+            if len(extra) >= 2:
+                # on: `A`, off: `A<think></think>`: the off prompt opens and closes reasoning.
+                tail_on, close, anchor = extra[0], extra[-1], self.anchor
+            elif len(extra) == 1 and prompt_on.strip():
                 # on: `A<think>`, off: `A<think></think>`: the opener is the last marker of the on prompt.
                 start = snap_left(prompt_on, len(prompt_on.rstrip()) - 1)
-                tail_on, close = prompt_on[start:].strip(), prompt_off[len(prompt_on) :].strip()
+                tail_on, close = prompt_on[start:].strip(), extra[0]
                 anchor = prompt_on[:start]
             else:
                 tail_on = prompt_on[len(self.anchor) :].strip()
@@ -287,37 +312,42 @@ class Inference:
         last_reason = "no render"
         renders: list[str] = []
         for id_style, string_args in ((0, False), (1, False), (0, True)):
+
+            def turn(calls):
+                return self.turn(probes.assistant("", calls=calls, id_style=id_style, string_args=string_args), mode)
+
             try:
-                zero = self.turn(probes.assistant(""), mode)
-                one = self.turn(
-                    probes.assistant("", calls=[probes.CALL_A], id_style=id_style, string_args=string_args), mode
-                )
-                two = self.turn(
-                    probes.assistant(
-                        "", calls=[probes.CALL_A, probes.CALL_B], id_style=id_style, string_args=string_args
-                    ),
-                    mode,
-                )
+                zero, one = turn([]), turn([probes.CALL_A])
             except RenderError as error:
                 last_reason = f"a turn with tool calls does not render: {error}"
                 continue
-            renders = [zero, one, two]
+            try:
+                two = turn([probes.CALL_A, probes.CALL_B])
+            except RenderError as error:
+                self.log("two calls do not render", str(error))
+                two = None
+            renders = [zero, one] + ([two] if two is not None else [])
             if one == zero:
                 last_reason = "the chat template ignores tool calls (the turn with a call renders as the turn without)"
                 continue
             if probes.CALL_A["name"] not in one:
                 last_reason = "the call's name does not appear in the render"
                 continue
-            zero_t, one_t, two_t = (_before_eot(t, eot) for t in (zero, one, two))
-            start = min(common_prefix(zero_t, one_t), common_prefix(zero_t, two_t))
+            zero_t, one_t = _before_eot(zero, eot), _before_eot(one, eot)
+            two_t = _before_eot(two, eot) if two is not None else None
+            start = common_prefix(zero_t, one_t)
+            if two_t is not None:
+                start = min(start, common_prefix(zero_t, two_t))
+            start = snap_left(one_t, start)
             self.log("one call", one_t[start:])
-            self.log("two calls", two_t[start:])
+            if two_t is not None:
+                self.log("two calls", two_t[start:])
             try:
-                spec = analyse(one_t[start:], two_t[start:])
+                spec = analyse(one_t[start:], two_t[start:] if two_t is not None else None)
                 built = tool_field(spec, eot)
             except CallError as error:
                 last_reason = str(error)
-                renders = [one_t[start:], two_t[start:]]
+                renders = [one_t[start:]] + ([two_t[start:]] if two_t is not None else [])
                 break
             self.parts["tool_calls"] = spec.describe()
             return built

@@ -98,3 +98,17 @@ def first_token(text: str) -> str:
     """The first whitespace-separated piece of text (an end-of-turn marker and what trails it)."""
     parts = text.split()
     return parts[0] if parts else ""
+
+
+def split_markers(text: str) -> list[str]:
+    """`<think>\n\n</think>` or `<think></think>` -> [`<think>`, `</think>`]: split at whitespace and
+    wherever a closing character meets an opening one."""
+    out = []
+    for piece in text.split():
+        start = 0
+        for i in range(1, len(piece)):
+            if piece[i - 1] in CLOSERS and piece[i] in OPENERS:
+                out.append(piece[start:i])
+                start = i
+        out.append(piece[start:])
+    return out
