@@ -22,6 +22,7 @@ from pathlib import Path
 MAX_OUTPUT = 400_000  # characters per render
 MEMORY_LIMIT = 3 << 30  # bytes of address space for the worker
 DEFAULT_TIMEOUT = 10.0  # seconds per render
+STARTUP_TIMEOUT = 120.0  # seconds for the worker to import transformers
 
 
 class RenderError(Exception):
@@ -78,6 +79,14 @@ class Renderer:
         threading.Thread(
             target=lambda: [lines.put(line) for line in proc.stdout] + [lines.put(None)], daemon=True
         ).start()
+        # The time limit is per render: the worker's start (importing transformers) is not counted.
+        try:
+            ready = self._lines.get(timeout=STARTUP_TIMEOUT)
+        except queue.Empty:
+            ready = None
+        if ready is None:
+            self.close()
+            raise RenderError("render", "the renderer process did not start (is transformers installed?)")
 
     def close(self) -> None:
         if self._proc is not None:
@@ -117,7 +126,10 @@ class Renderer:
     def _render(self, line: str) -> str | RenderError:
         self.count += 1
         if self._proc is None or self._proc.poll() is not None:
-            self._start()
+            try:
+                self._start()
+            except RenderError as error:
+                return error
         try:
             self._proc.stdin.write(line + "\n")
             self._proc.stdin.flush()
@@ -187,6 +199,11 @@ def _worker() -> None:
     import logging
 
     logging.disable(logging.WARNING)
+    import jinja2  # noqa: F401
+    from transformers.utils import chat_template_utils  # noqa: F401
+
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
     for line in sys.stdin:
         try:
             answer = _render_one(json.loads(line))
