@@ -20,6 +20,9 @@ class Row:
     parts: dict
     reason: str
     template: dict | None
+    family: str | None = None
+    agree: int = 0
+    samples: int = 0
 
 
 def run_one(path: Path) -> Row:
@@ -41,8 +44,17 @@ def run_one(path: Path) -> Row:
     return Row(path.stem, status, passed, len(check.results), result.inferred.parts, reason, result.inferred.template)
 
 
-def run(folder: Path) -> list[Row]:
-    return [run_one(path) for path in sorted(Path(folder).glob("*.jinja"))]
+def run(folder: Path, *, families: bool = True) -> list[Row]:
+    rows = [run_one(path) for path in sorted(Path(folder).glob("*.jinja"))]
+    if families:
+        from .agreement import FAMILIES, agreement
+
+        for row in rows:
+            row.family = FAMILIES.get(row.name)
+            if row.family:
+                found = agreement(row.template, row.family)
+                row.agree, row.samples = found.agree, found.total
+    return rows
 
 
 def _cell(text: str) -> str:
@@ -52,8 +64,8 @@ def _cell(text: str) -> str:
 def table(rows: list[Row]) -> str:
     complete = sum(row.status == "complete" for row in rows)
     lines = [
-        "| chat template | result | probes | reasoning | tool calls | notes |",
-        "|---|---|---|---|---|---|",
+        "| chat template | result | probes | reasoning | tool calls | family samples agreeing | notes |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         reasoning = row.parts.get("reasoning", "")
@@ -61,7 +73,18 @@ def table(rows: list[Row]) -> str:
         calls = row.parts.get("tool_calls", "")
         calls = calls.split(";")[0].replace("format ", "") if calls and not calls.startswith("none") else "no"
         probes = f"{row.passed}/{row.total}" if row.total else "-"
-        lines.append(f"| `{row.name}` | {row.status} | {probes} | {reasoning} | {calls} | {_cell(row.reason)} |")
+        family = f"{row.family}: {row.agree}/{row.samples}" if row.family else "-"
+        lines.append(
+            f"| `{row.name}` | {row.status} | {probes} | {reasoning} | {calls} | {family} | {_cell(row.reason)} |"
+        )
+    agree = sum(row.agree for row in rows)
+    samples = sum(row.samples for row in rows)
+    families = [row for row in rows if row.family]
+    at_90 = sum(bool(row.samples) and row.agree / row.samples >= 0.9 for row in families)
     lines.append("")
     lines.append(f"{complete} of {len(rows)} chat templates inferred completely (every validation probe comes back).")
+    lines.append(
+        f"Agreement with the hand-written family template: {agree} of {samples} samples; "
+        f"{at_90} of {len(families)} chat templates with a family agree on at least 90% of its samples."
+    )
     return "\n".join(lines)
