@@ -28,7 +28,7 @@ def infer_source(source: ChatSource, *, timeout: float | None = None) -> Result:
     """Infer and validate; InferError / RenderError when nothing can be inferred."""
     kwargs = {"timeout": timeout} if timeout else {}
     with Renderer(source.chat_template, bos_token=source.bos_token, eos_token=source.eos_token, **kwargs) as renderer:
-        inferred = infer_template(renderer)
+        inferred = infer_template(renderer, (source.eos_token,) if source.tokens_known and source.eos_token else ())
         check = roundtrip(inferred.template, renderer, inferred.mode)
     return Result(source, inferred, check)
 

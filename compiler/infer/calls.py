@@ -12,9 +12,10 @@ Formats, tried in order on the one-call render:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from .diff import decode_at, escape, is_boundary, loose, shared_head, shared_tail
+from .diff import decode_at, escape, is_boundary, loose, shared_head, shared_tail, snap_left
 from .probes import CALL_A, CALL_B
 
 # A function name as a model writes it in a marker.
@@ -204,8 +205,20 @@ def _locate_xml_single(text: str, after: int) -> Located | None:
     return Located(n, n, n)
 
 
+def _header(header: str) -> str:
+    """The text between the name and the arguments. A probe's call id printed there (Mistral's
+    `[CALL_ID]call00000`), with the marker before it, becomes optional: models write ids of their own, or none."""
+    found = re.search(r"call\d{5}", header)
+    if not found:
+        return loose(header, digits=True)
+    before, after = header[: found.start()], header[found.end() :]
+    cut = snap_left(before, len(before.rstrip()) - 1) if before.strip() else 0
+    optional = "(?:" + loose(before[cut:]) + r"[^\s<>\[\]{}]*)?"
+    return loose(before[:cut], digits=True) + optional + loose(after, digits=True)
+
+
 def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
-    """The `tool_calls` field for a CallSpec."""
+    """The `tool_calls` field for a CallSpec; `end_of_turn` is a regex of the turn's stop markers (or empty)."""
     section_open = spec.section_open.strip()
     call_open = spec.call_open.strip()
     call_close = spec.call_close.strip()
@@ -218,7 +231,7 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         if section_close:
             field["close_pattern"] = r"\s*" + loose(section_close)
         elif end_of_turn:
-            field["close_pattern"] = r"(?=\s*" + escape(end_of_turn) + ")"
+            field["close_pattern"] = r"(?=\s*" + end_of_turn + ")"
         names = spec.details
         field.update(
             content="json",
@@ -251,7 +264,7 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
     else:
         if not call_open:
             raise CallError("the name has no marker before it")
-        pattern += loose(call_open) + "(?P<name>" + NAME + ")" + loose(spec.details["header"], digits=True)
+        pattern += loose(call_open) + "(?P<name>" + NAME + ")" + _header(spec.details["header"])
         next_open = loose(call_open)
         transform = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
     closes = []
@@ -264,7 +277,7 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         after_body = r"(?<=\})" if spec.fmt != "xml-params" else ""
         closes.append(after_body + r"(?=\s*" + next_open + ")")
         if end_of_turn:
-            closes.append(after_body + r"(?=\s*" + escape(end_of_turn) + ")")
+            closes.append(after_body + r"(?=\s*" + end_of_turn + ")")
     field = {"open_pattern": pattern, "close_pattern": "|".join(closes), "repeats": True}
     if spec.fmt == "xml-params":
         d = spec.details

@@ -57,11 +57,17 @@ def thinking_modes(chat_template: str) -> list[dict]:
 
 
 class Inference:
-    def __init__(self, renderer: Renderer):
+    def __init__(self, renderer: Renderer, extra_stops: tuple[str, ...] = ()):
         self.renderer = renderer
+        self.extra_stops = list(extra_stops)  # the eos token, when the source names it
         self.findings: list[Finding] = []
         self.explain: list[str] = []
         self.parts: dict[str, str] = {}
+
+    def stop_regex(self) -> str:
+        """The markers that end the turn, as one regex (longest first)."""
+        stops = sorted(self.stops, key=len, reverse=True)
+        return stops and (escape(stops[0]) if len(stops) == 1 else "(?:" + "|".join(map(escape, stops)) + ")") or ""
 
     def log(self, label: str, text: str) -> None:
         self.explain.append(f"{label}: {text!r}")
@@ -134,6 +140,7 @@ class Inference:
         self.prompts = prompts
 
         content_turn, mode, eot = self._content(modes)
+        self.stops = [stop for stop in dict.fromkeys([eot, *self.extra_stops]) if stop]
         self.mode = mode
         reasoning = self._reasoning(modes, content_turn)
         if reasoning is not None:
@@ -155,10 +162,14 @@ class Inference:
         if tools is not None:
             fields["tool_calls"] = tools
         content = {"content": "text", "repeats": True, "join": "\n"}
-        if eot:
-            content = {"close_pattern": r"\s*" + re.escape(eot), **content}
+        if self.stops:
+            content = {"close_pattern": r"\s*" + self.stop_regex(), **content}
         fields["content"] = content
-        anchors = [self.anchor]
+        anchors = [self.anchor] + self._tool_result_anchors(mode)
+        if reasoning is not None and content_turn.lstrip().startswith(reasoning[1]):
+            # The template writes a turn without reasoning as the closer alone (`</think>answer`): a prompt
+            # that pre-writes it ends there.
+            anchors.insert(0, self.anchor + reasoning[1])
         if reasoning is not None:
             for key, prompt in prompts.items():
                 tail = prompt[len(self.anchor) :] if prompt.startswith(self.anchor) else ""
@@ -308,6 +319,46 @@ class Inference:
             return tail_on, close, {switch: True}
         return None
 
+    def _tool_result_anchors(self, mode) -> list[str]:
+        """Where the assistant turn starts after a tool result: its generation prompt, or (none) the end of the result."""
+        message = probes.assistant("", calls=[probes.CALL_A])
+        conversation = [probes.USER, message, _tool_result(message)]
+        try:
+            bare = self.render(conversation, mode)
+            full = self.render(conversation, mode, gen=True)
+        except RenderError:
+            return []
+        prompt = full[common_prefix(full, bare) :]
+        if not prompt.strip():
+            at = bare.rfind("TOOLRESULT")
+            prompt = bare[at + len("TOOLRESULT") :].strip() if at >= 0 else ""
+        else:
+            prompt = prompt[: len(prompt) - len(prompt.lstrip()) + len(prompt.strip())] if prompt.strip() else ""
+            if self.anchor in prompt:
+                return []
+        self.log("generation prompt after a tool result", prompt)
+        if prompt.strip() and prompt != self.anchor and "TOOLRESULT" not in prompt:
+            self.parts["start_anchor after a tool result"] = repr(prompt)
+            return [prompt]
+        return []
+
+    def _stop_after_call(self, turn, one_text: str, mode) -> None:
+        """What follows a call turn when a tool result comes next (GLM's `<|observation|>`) also ends a turn."""
+        message = probes.assistant("", calls=[probes.CALL_A])
+        try:
+            text = self.render([probes.USER, message, _tool_result(message)], mode)
+        except RenderError:
+            return
+        at = text.find("TOOLRESULT")
+        start = text.find(one_text) if one_text else -1
+        if at < 0 or start < 0 or start + len(one_text) > at:
+            return
+        stop = first_token(text[start + len(one_text) : at])
+        self.log("after a call, before the tool result", text[start + len(one_text) : at])
+        if stop and stop not in self.stops and "TOOLRESULT" not in stop:
+            self.stops.append(stop)
+            self.parts["end_of_turn"] += f", {stop!r} (before a tool result)"
+
     def _tools(self, mode, eot):
         last_reason = "no render"
         renders: list[str] = []
@@ -342,9 +393,10 @@ class Inference:
             self.log("one call", one_t[start:])
             if two_t is not None:
                 self.log("two calls", two_t[start:])
+            self._stop_after_call(turn, one_t, mode)
             try:
                 spec = analyse(one_t[start:], two_t[start:] if two_t is not None else None)
-                built = tool_field(spec, eot)
+                built = tool_field(spec, self.stop_regex())
             except CallError as error:
                 last_reason = str(error)
                 renders = [one_t[start:]] + ([two_t[start:]] if two_t is not None else [])
@@ -356,6 +408,11 @@ class Inference:
         return None
 
 
+def _tool_result(calls_message: dict) -> dict:
+    first = calls_message["tool_calls"][0]
+    return {"role": "tool", "tool_call_id": first["id"], "name": first["function"]["name"], "content": "TOOLRESULT"}
+
+
 def _before_eot(turn: str, eot: str) -> str:
     if eot:
         at = turn.rfind(eot)
@@ -364,5 +421,5 @@ def _before_eot(turn: str, eot: str) -> str:
     return turn.rstrip()
 
 
-def infer_template(renderer: Renderer) -> Inferred:
-    return Inference(renderer).run()
+def infer_template(renderer: Renderer, extra_stops: tuple[str, ...] = ()) -> Inferred:
+    return Inference(renderer, extra_stops).run()

@@ -95,8 +95,8 @@ def decode_at(text: str, start: int):
 
 
 def first_token(text: str) -> str:
-    """The first whitespace-separated piece of text (an end-of-turn marker and what trails it)."""
-    parts = text.split()
+    """The first marker of text (an end-of-turn marker, without what the template prints after it)."""
+    parts = split_markers(text)
     return parts[0] if parts else ""
 
 
