@@ -151,6 +151,10 @@ class Inference:
                 if not self.anchor.strip():
                     raise InferError("the generation prompt is only the reasoning opener; no start anchor")
         tools = self._tools(mode, eot)
+        content_open = self._content_opener(content_turn, reasoning)
+        if reasoning is not None and content_open and reasoning[1].endswith(content_open):
+            reasoning = (reasoning[0], reasoning[1][: -len(content_open)].strip(), reasoning[2])
+            self.parts["reasoning"] += f"; the content opener {content_open!r} is not part of the close"
 
         fields = {}
         if reasoning is not None:
@@ -164,6 +168,10 @@ class Inference:
         content = {"content": "text", "repeats": True, "join": "\n"}
         if self.stops:
             content = {"close_pattern": r"\s*" + self.stop_regex(), **content}
+        if content_open:
+            # The template wraps content in markers (`<|START_TEXT|>`...): an explicit field; text outside drops.
+            content = {"open_pattern": r"\s*" + escape(content_open), **content}
+            self.parts["content"] = f"opened by {content_open!r}"
         fields["content"] = content
         anchors = [self.anchor] + self._tool_result_anchors(mode)
         if reasoning is not None and content_turn.lstrip().startswith(reasoning[1]):
@@ -275,6 +283,11 @@ class Inference:
         switched = self._reasoning_from_switch(modes)
         if switched is not None:
             return switched
+        head = split_markers(content_turn[: content_turn.find(probes.CONTENT)])
+        if len(head) == 2:
+            # History drops reasoning but writes an empty pair before the content (`<think></think>`).
+            self.parts["reasoning"] = f"open {head[0]!r}, close {head[1]!r} (the empty pair the history writes)"
+            return head[0], head[1], {}
         self.parts["reasoning"] = "none: the template does not render reasoning_content in the last turn"
         self.findings.append(
             Finding(
@@ -319,6 +332,35 @@ class Inference:
             return tail_on, close, {switch: True}
         return None
 
+    def _content_opener(self, content_turn: str, reasoning) -> str:
+        """What the history writes before the content, besides an (empty) reasoning block."""
+        head = content_turn[: content_turn.find(probes.CONTENT)].strip()
+        if reasoning is not None:
+            if head.startswith(reasoning[0]):
+                head = head[len(reasoning[0]) :].strip()
+            if head.startswith(reasoning[1]):
+                head = head[len(reasoning[1]) :].strip()
+            elif reasoning[1].endswith(head):
+                return head  # the reasoning closer ran into the content opener
+        if not head:
+            return ""
+        try:
+            with_call = self.turn(probes.assistant(probes.CONTENT, calls=[probes.CALL_A]), {})
+        except RenderError:
+            return head
+        at = with_call.find(probes.CONTENT)
+        if at >= 0 and not with_call[:at].rstrip().endswith(head):
+            self.findings.append(
+                Finding(
+                    "content opener",
+                    "content turn / content and call turn",
+                    f"the history writes {head!r} before content, but not when the turn has a call: it stays in content",
+                    [content_turn, with_call],
+                )
+            )
+            return ""
+        return head
+
     def _tool_result_anchors(self, mode) -> list[str]:
         """Where the assistant turn starts after a tool result: its generation prompt, or (none) the end of the result."""
         message = probes.assistant("", calls=[probes.CALL_A])
@@ -337,7 +379,7 @@ class Inference:
             if self.anchor in prompt:
                 return []
         self.log("generation prompt after a tool result", prompt)
-        if prompt.strip() and prompt != self.anchor and "TOOLRESULT" not in prompt:
+        if prompt.strip() and self.anchor not in prompt and "TOOLRESULT" not in prompt:
             self.parts["start_anchor after a tool result"] = repr(prompt)
             return [prompt]
         return []

@@ -42,7 +42,9 @@ def test_write_stores_a_template_transformers_loads(tmp_path, capsys, monkeypatc
     prompt = tokenizer.apply_chat_template(
         [{"role": "user", "content": "hi"}], tokenize=False, add_generation_prompt=True
     )
-    output = '<think>\nwhy\n</think>\n\nsure\n<tool_call>\n{"name": "f", "arguments": {"a": "b"}}\n</tool_call><|im_end|>'
+    output = (
+        '<think>\nwhy\n</think>\n\nsure\n<tool_call>\n{"name": "f", "arguments": {"a": "b"}}\n</tool_call><|im_end|>'
+    )
     assert tokenizer.parse_response(output, prefix=prompt) == {
         "role": "assistant",
         "reasoning_content": "why",
