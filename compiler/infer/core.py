@@ -379,7 +379,8 @@ class Inference:
             if self.anchor in prompt:
                 return []
         self.log("generation prompt after a tool result", prompt)
-        if prompt.strip() and self.anchor not in prompt and "TOOLRESULT" not in prompt:
+        usable = prompt.strip() and self.anchor.strip() not in prompt and prompt.strip() not in self.stops
+        if usable and "TOOLRESULT" not in prompt:
             self.parts["start_anchor after a tool result"] = repr(prompt)
             return [prompt]
         return []
