@@ -12,6 +12,7 @@ Formats, tried in order on the one-call render:
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -78,9 +79,55 @@ def locate(text: str, call: dict, fmt: str, after: int = 0) -> Located | None:
                     return Located(n, decoded[1], j, {"header": text[n_end:j]})
                 return None
         return None
+    if fmt == "name-json-dialect":
+        return _locate_dialect(text, call, n, n_end)
     if fmt == "xml-params":
         return _locate_xml(text, call, n, n_end)
     raise ValueError(fmt)
+
+
+def _locate_dialect(text: str, call: dict, n: int, n_end: int) -> Located | None:
+    """Arguments as JSON with bare keys and strings between custom delimiters (Gemma's `{k:<|"|>v<|"|>}`)."""
+    j = text.find("{", n_end)
+    items = list(call["arguments"].items())
+    if j < 0 or not items or not isinstance(items[0][1], str):
+        return None
+    key, value = items[0]
+    k = text.find(key, j)
+    v = text.find(value, k + len(key)) if k >= 0 else -1
+    if v < 0 or text[k + len(key)] != ":":
+        return None
+    open_delim = text[k + len(key) + 1 : v]
+    after = v + len(value)
+    close_delim = next((text[after:i] for i in range(after + 1, len(text)) if text[i] in ",}"), "")
+    if not open_delim or not close_delim or '"' not in open_delim + close_delim and not open_delim.strip():
+        return None
+    # Rebuild JSON from the dialect and check that it reads back as the arguments.
+    body_end = text.find("}", after)
+    depth, i = 0, j
+    while i < len(text):
+        if text.startswith(open_delim, i):
+            end = text.find(close_delim, i + len(open_delim))
+            if end < 0:
+                return None
+            i = end + len(close_delim)
+            continue
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+        if depth == 0:
+            body_end = i
+            break
+    body = text[j:body_end]
+    rebuilt = re.sub(
+        re.escape(open_delim) + "(.*?)" + re.escape(close_delim), lambda m: json.dumps(m.group(1)), body, flags=re.S
+    )
+    rebuilt = re.sub(r"(?<=[{,])\s*([A-Za-z_][\w-]*)\s*(?=:)", r'"\1"', rebuilt)
+    try:
+        if json.loads(rebuilt) != call["arguments"]:
+            return None
+    except ValueError:
+        return None
+    return Located(n, body_end, j, {"header": text[n_end:j], "string_delims": [open_delim, close_delim]})
 
 
 def _locate_xml(text: str, call: dict, n: int, n_end: int) -> Located | None:
@@ -126,7 +173,7 @@ def _locate_xml(text: str, call: dict, n: int, n_end: int) -> Located | None:
     )
 
 
-FORMATS = ("json-list", "json-object", "name-json", "xml-params")
+FORMATS = ("json-list", "json-object", "name-json", "name-json-dialect", "xml-params")
 
 
 @dataclass
@@ -150,7 +197,7 @@ class CallSpec:
         ):
             if value.strip():
                 parts.append(f"{label} {value.strip()!r}")
-        if self.fmt in ("name-json", "xml-params"):
+        if self.fmt in ("name-json", "name-json-dialect", "xml-params"):
             parts.append(f"name in the open marker, then {self.details['header']!r}")
         else:
             parts.append(f"name under {self.details['name_key']!r}, arguments under {self.details['args_key']!r}")
@@ -286,5 +333,7 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         field.update(content="xml-inline", content_args={"tag_pattern": tag})
     else:
         field["content"] = "json"
+        if spec.fmt == "name-json-dialect":
+            field["content_args"] = {"unquoted_keys": True, "string_delims": [spec.details["string_delims"]]}
     field["transform"] = transform
     return field

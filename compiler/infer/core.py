@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from . import probes
 from .calls import CallError, analyse, tool_field
-from .diff import common_prefix, escape, first_token, snap_left, split_markers
+from .diff import OPENERS, common_prefix, escape, first_token, snap_left, split_markers
 from .sandbox import Renderer, RenderError
 
 
@@ -380,7 +380,7 @@ class Inference:
                 return []
         self.log("generation prompt after a tool result", prompt)
         usable = prompt.strip() and self.anchor.strip() not in prompt and prompt.strip() not in self.stops
-        if usable and "TOOLRESULT" not in prompt:
+        if usable and not any(char in prompt for char in '"{}') and "TOOLRESULT" not in prompt:
             self.parts["start_anchor after a tool result"] = repr(prompt)
             return [prompt]
         return []
@@ -398,7 +398,7 @@ class Inference:
             return
         stop = first_token(text[start + len(one_text) : at])
         self.log("after a call, before the tool result", text[start + len(one_text) : at])
-        if stop and stop not in self.stops and "TOOLRESULT" not in stop:
+        if stop and stop[0] in OPENERS and stop not in self.stops and "TOOLRESULT" not in stop:
             self.stops.append(stop)
             self.parts["end_of_turn"] += f", {stop!r} (before a tool result)"
 
@@ -411,10 +411,14 @@ class Inference:
                 return self.turn(probes.assistant("", calls=calls, id_style=id_style, string_args=string_args), mode)
 
             try:
-                zero, one = turn([]), turn([probes.CALL_A])
+                one = turn([probes.CALL_A])
             except RenderError as error:
                 last_reason = f"a turn with tool calls does not render: {error}"
                 continue
+            try:
+                zero = turn([])
+            except RenderError:
+                zero = ""  # an empty turn is refused (Mistral): nothing to subtract
             try:
                 two = turn([probes.CALL_A, probes.CALL_B])
             except RenderError as error:

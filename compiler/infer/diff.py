@@ -97,7 +97,14 @@ def decode_at(text: str, start: int):
 def first_token(text: str) -> str:
     """The first marker of text (an end-of-turn marker, without what the template prints after it)."""
     parts = split_markers(text)
-    return parts[0] if parts else ""
+    if not parts:
+        return ""
+    piece = parts[0]
+    if piece[0] in OPENERS:
+        ends = [i for i, char in enumerate(piece) if char in CLOSERS]
+        if ends:
+            return piece[: ends[0] + 1]
+    return piece
 
 
 def split_markers(text: str) -> list[str]:
