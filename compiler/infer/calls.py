@@ -79,11 +79,43 @@ def locate(text: str, call: dict, fmt: str, after: int = 0) -> Located | None:
                     return Located(n, decoded[1], j, {"header": text[n_end:j]})
                 return None
         return None
+    if fmt == "python-call":
+        return _locate_python(text, call, n, n_end)
     if fmt == "name-json-dialect":
         return _locate_dialect(text, call, n, n_end)
     if fmt == "xml-params":
         return _locate_xml(text, call, n, n_end)
     raise ValueError(fmt)
+
+
+def _locate_python(text: str, call: dict, n: int, n_end: int) -> Located | None:
+    """A Python call: `name(key='value', ...)`."""
+    if not text.startswith("(", n_end):
+        return None
+    i, quote = n_end + 1, None
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char == ")":
+            break
+        i += 1
+    else:
+        return None
+    body = text[n_end + 1 : i]
+    items = list(call["arguments"].items())
+    if not items or not isinstance(items[0][1], str):
+        return None
+    key, value = items[0]
+    found = re.search(re.escape(key) + r"\s*=\s*(.)" + re.escape(value), body)
+    if not found or found.group(1) not in "'\"":
+        return None
+    return Located(n, i + 1, n_end + 1, {"header": "(", "quote": found.group(1)})
 
 
 def _locate_dialect(text: str, call: dict, n: int, n_end: int) -> Located | None:
@@ -173,7 +205,7 @@ def _locate_xml(text: str, call: dict, n: int, n_end: int) -> Located | None:
     )
 
 
-FORMATS = ("json-list", "json-object", "name-json", "name-json-dialect", "xml-params")
+FORMATS = ("json-list", "json-object", "name-json", "name-json-dialect", "python-call", "xml-params")
 
 
 @dataclass
@@ -197,7 +229,7 @@ class CallSpec:
         ):
             if value.strip():
                 parts.append(f"{label} {value.strip()!r}")
-        if self.fmt in ("name-json", "name-json-dialect", "xml-params"):
+        if self.fmt in ("name-json", "name-json-dialect", "python-call", "xml-params"):
             parts.append(f"name in the open marker, then {self.details['header']!r}")
         else:
             parts.append(f"name under {self.details['name_key']!r}, arguments under {self.details['args_key']!r}")
@@ -237,7 +269,8 @@ def analyse(one: str, two: str | None) -> CallSpec:
         section_open = lead[: len(lead) - len(call_open)]
         section_close = trail[len(call_close) :]
         body_prefix = one[a.start : one.find(CALL_A["name"], a.start)] if fmt == "json-object" else ""
-        return CallSpec(fmt, call_open, call_close, section_open, section_close, a.details, body_prefix)
+        details = dict(a.details, separator=middle[len(call_close) : len(middle) - len(call_open)])
+        return CallSpec(fmt, call_open, call_close, section_open, section_close, details, body_prefix)
     raise CallError(
         "no known argument format: neither a JSON object or list holding the name and arguments, nor the "
         "name followed by JSON arguments or by one tag pair per argument"
@@ -308,6 +341,19 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
                 "arguments": "{content." + names["args_key"] + "}",
             },
         }
+    elif spec.fmt == "python-call":
+        if not call_open and not section_open:
+            raise CallError("Python-style calls with no marker before them cannot be told from content")
+        separator = spec.details.get("separator", "")
+        starts = [loose(call_open)] if call_open else []
+        if not call_open:
+            starts = [r"(?<=\))" + (loose(separator) if separator.strip() else r"\s*")]
+            pattern = r"\s*(?:" + loose(section_open) + r"\s*|" + starts[0] + ")"
+        else:
+            pattern += loose(call_open)
+        pattern += "(?P<name>" + NAME + r")\("
+        next_open = "(?:" + "|".join(starts) + ")" if starts else loose(section_open)
+        transform = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
     else:
         if not call_open:
             raise CallError("the name has no marker before it")
@@ -325,7 +371,32 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         closes.append(after_body + r"(?=\s*" + next_open + ")")
         if end_of_turn:
             closes.append(after_body + r"(?=\s*" + end_of_turn + ")")
+    if spec.fmt == "python-call":
+        closes = [r"\)" + (r"(?:\s*" + loose(section_close) + ")?" if section_close else "")]
     field = {"open_pattern": pattern, "close_pattern": "|".join(closes), "repeats": True}
+    if spec.fmt == "python-call":
+        quote = escape(spec.details["quote"])
+        # A quoted string, a list or an object one level deep (a list inside an object), or a bare literal.
+        value = (
+            quote
+            + r"(?:[^"
+            + quote
+            + r"\\]|\\.)*"
+            + quote
+            + r"|\[[^\[\]]*\]|\{[^{}\[\]]*(?:\[[^\[\]]*\][^{}\[\]]*)*\}|[^,()\[\]{}]*"
+        )
+        parser = {"name": "json", "args": {"allow_non_json": True}}
+        if spec.details["quote"] != '"':
+            parser["args"]["string_delims"] = [[spec.details["quote"], spec.details["quote"]]]
+        field.update(
+            content="xml-inline",
+            content_args={
+                "tag_pattern": r"(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>" + value + ")",
+                "value_parser": parser,
+            },
+            transform=transform,
+        )
+        return field
     if spec.fmt == "xml-params":
         d = spec.details
         value_end = escape(d["value_close"]) if d["value_close"] else "(?=" + loose(d["key_open"]) + "|$)"
