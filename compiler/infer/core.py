@@ -73,7 +73,9 @@ class Inference:
         self.explain.append(f"{label}: {text!r}")
 
     def render(self, messages, mode, *, gen=False) -> str:
-        return self.renderer.render(messages, tools=probes.TOOLS, add_generation_prompt=gen, **mode)
+        return self.renderer.render(
+            messages, tools=probes.render_tools(self.renderer), add_generation_prompt=gen, **mode
+        )
 
     # -- the turn after the anchor -------------------------------------------------
     def prompt(self, mode: dict) -> tuple[str, str]:
@@ -108,8 +110,21 @@ class Inference:
                 bare, full = self.prompt(mode)
             except RenderError as error:
                 if not mode:
-                    raise InferError(f"the user-only conversation does not render: {error}") from None
-                continue
+                    try:
+                        # Some templates fail on the tool schemas alone (a filter transformers lacks): render without.
+                        self.renderer.probe_tools = None
+                        bare, full = self.prompt(mode)
+                    except RenderError:
+                        raise InferError(f"the user-only conversation does not render: {error}") from None
+                    self.findings.append(
+                        Finding(
+                            "tools in the prompt",
+                            "user turn with / without tools",
+                            f"renders only without tools: {error}",
+                        )
+                    )
+                else:
+                    continue
             self.bare[self._key(mode)] = bare
             prompts[self._key(mode)] = full[common_prefix(full, bare) :]
             self.log(f"generation prompt {mode or 'default'}", prompts[self._key(mode)])
@@ -140,6 +155,7 @@ class Inference:
         self.prompts = prompts
 
         content_turn, mode, eot = self._content(modes)
+        self.content_turn = content_turn
         self.stops = [stop for stop in dict.fromkeys([eot, *self.extra_stops]) if stop]
         self.mode = mode
         reasoning = self._reasoning(modes, content_turn)
@@ -434,6 +450,12 @@ class Inference:
             zero_t, one_t = _before_eot(zero, eot), _before_eot(one, eot)
             two_t = _before_eot(two, eot) if two is not None else None
             start = common_prefix(zero_t, one_t)
+            # The content turn without its content: an empty turn may print an empty call section.
+            try:
+                emptied = self.turn(probes.assistant(probes.CONTENT), mode).replace(probes.CONTENT, "")
+                start = min(start, common_prefix(_before_eot(emptied, eot), one_t))
+            except RenderError:
+                pass
             if two_t is not None:
                 start = min(start, common_prefix(zero_t, two_t))
             start = snap_left(one_t, start)
@@ -443,6 +465,10 @@ class Inference:
             self._stop_after_call(turn, one_t, mode)
             try:
                 spec = analyse(one_t[start:], two_t[start:] if two_t is not None else None)
+                closing = spec.section_close.strip()
+                if spec.fmt != "json-list" and closing and closing[0] in OPENERS and closing not in self.stops:
+                    # What ends a call section ends the turn too (Gemma's `<|tool_response>` after text).
+                    self.stops.append(closing)
                 built = tool_field(spec, self.stop_regex())
             except CallError as error:
                 last_reason = str(error)

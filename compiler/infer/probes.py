@@ -41,6 +41,12 @@ TOOLS = [
     _tool("list_items", {}),
 ]
 
+
+def render_tools(renderer) -> list | None:
+    """The tools probes render with: TOOLS, or none for a template that fails to render tool schemas."""
+    return getattr(renderer, "probe_tools", TOOLS)
+
+
 CALL_A = {"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}
 CALL_B = {"name": "get_time", "arguments": {"zone": "UTC"}}
 

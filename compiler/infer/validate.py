@@ -81,13 +81,15 @@ def probe_text(
     renderer: Renderer, message: dict, mode: dict, end_of_turn: str, modes: list[dict] = ()
 ) -> list[tuple[str, str]]:
     """Candidate (prefix, model output) pairs for one assistant message, the likeliest first."""
-    full = renderer.render([probes.USER, message], tools=probes.TOOLS, **mode)
+    full = renderer.render([probes.USER, message], tools=probes.render_tools(renderer), **mode)
     # Under each thinking mode's prompt, the output is what the history turn adds after the point where it
     # leaves the prompt; the prompt is taken whole (a `<think>` it opens, the output closes) or cut there.
     pairs = []
     for other in [mode] + [m for m in modes if m != mode]:
         try:
-            prompt = renderer.render([probes.USER], tools=probes.TOOLS, add_generation_prompt=True, **other)
+            prompt = renderer.render(
+                [probes.USER], tools=probes.render_tools(renderer), add_generation_prompt=True, **other
+            )
         except RenderError:
             continue
         cut = snap_left(full, common_prefix(full, prompt))
@@ -103,7 +105,7 @@ def probe_text(
 
 
 def end_of_turn(renderer: Renderer, mode: dict) -> str:
-    turn = renderer.render([probes.USER, probes.assistant(probes.CONTENT)], tools=probes.TOOLS, **mode)
+    turn = renderer.render([probes.USER, probes.assistant(probes.CONTENT)], tools=probes.render_tools(renderer), **mode)
     at = turn.rfind(probes.CONTENT)
     return first_token(turn[at + len(probes.CONTENT) :]) if at >= 0 else ""
 
