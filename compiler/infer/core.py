@@ -220,8 +220,11 @@ class Inference:
             text = self.render([probes.USER, probes.assistant(probes.CONTENT)], {})
         except RenderError as error:
             raise InferError(f"a conversation with an assistant turn does not render: {error}") from None
-        start = max(0, common_prefix(text, self.bare[self._key({})]) - len(anchor))
-        while anchor.strip() and text.find(anchor, start) < 0:
+        shared = common_prefix(text, self.bare[self._key({})])
+        start = max(0, shared - len(anchor))
+        # The anchor must start where the assistant turn leaves the user-only render, not later (a template
+        # that always ends with a generation prompt shows it again after the turn).
+        while anchor.strip() and not 0 <= text.find(anchor, start) <= shared:
             anchor = anchor[: snap_left(anchor, len(anchor.rstrip()) - 1)]
         if not anchor.strip():
             raise InferError(

@@ -82,7 +82,12 @@ def table(rows: list[Row]) -> str:
     families = [row for row in rows if row.family]
     at_90 = sum(bool(row.samples) and row.agree / row.samples >= 0.9 for row in families)
     lines.append("")
-    lines.append(f"{complete} of {len(rows)} chat templates inferred completely (every validation probe comes back).")
+    every = sum(row.status != "error" and row.total > 0 and row.passed == row.total for row in rows)
+    lines.append(
+        f"{complete} of {len(rows)} chat templates inferred completely (tool calls inferred and every applicable "
+        f"validation probe comes back); {every} of {len(rows)} round-trip every applicable probe (the others "
+        "include templates that ignore tool calls or cannot render them in the sandbox)."
+    )
     lines.append(
         f"Agreement with the hand-written family template: {agree} of {samples} samples; "
         f"{at_90} of {len(families)} chat templates with a family agree on at least 90% of its samples."
