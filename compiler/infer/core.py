@@ -88,13 +88,18 @@ class Inference:
         """The assistant turn after the start anchor, for one message."""
         text = self.render([probes.USER, message], mode)
         bare = self.bare[self._key(mode)]
-        start = max(0, common_prefix(text, bare) - len(self.anchor))
-        pos = text.find(self.anchor, start)
+        anchor = self.anchor
+        start = max(0, common_prefix(text, bare) - len(anchor))
+        pos = text.find(anchor, start)
+        while pos < 0 and anchor.strip():
+            # This turn does not show the anchor's last marker (a `<think>` only content turns get): shorten it.
+            anchor = anchor[: snap_left(anchor, len(anchor.rstrip()) - 1)]
+            pos = text.find(anchor, start) if anchor.strip() else -1
         if pos < 0:
             raise RenderError(
                 "render", f"the assistant turn does not contain the start anchor {self.anchor!r}: {text[-300:]!r}"
             )
-        return text[pos + len(self.anchor) :]
+        return text[pos + len(anchor) :]
 
     @staticmethod
     def _key(mode: dict) -> str:
