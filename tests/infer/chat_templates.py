@@ -57,3 +57,24 @@ NO_ASSISTANT = """{%- for m in messages if m.role == 'user' -%}<u>{{ m.content }
 IGNORES_TOOLS = """{%- for m in messages -%}<{{ m.role }}>{{ m.content }}</{{ m.role }}>{%- endfor -%}
 {%- if add_generation_prompt %}<assistant>{% endif %}"""
 NO_PROMPT = "{%- for m in messages -%}{{ m.content }}{%- endfor -%}"
+
+# Python-call arguments inside a section marker; single-quoted strings.
+PYTHONIC = """{%- for m in messages -%}
+<|{{ m.role }}|>{{ m.content }}
+{%- if m.tool_calls %}<calls>[
+{%- for c in m.tool_calls %}{{ c.function.name }}(
+{%- for k, v in c.function.arguments.items() %}{{ k }}={{ "'" + v + "'" if v is string else v | tojson }}{{ ", " if not loop.last }}{% endfor %})
+{{- ", " if not loop.last }}{% endfor %}]</calls>{% endif %}<|end|>
+{% endfor -%}
+{%- if add_generation_prompt %}<|assistant|>{% endif %}"""
+
+# Arguments as JSON with bare keys and strings between custom delimiters.
+DIALECT = """{%- macro v(x) -%}{%- if x is string -%}<|q|>{{ x }}<|q|>{%- elif x is mapping -%}{
+{%- for k, y in x.items() %}{{ k }}:{{ v(y) }}{{ "," if not loop.last }}{% endfor %}}
+{%- elif x is sequence -%}[{%- for y in x %}{{ v(y) }}{{ "," if not loop.last }}{% endfor %}]
+{%- else -%}{{ x | tojson }}{%- endif -%}{%- endmacro -%}
+{%- for m in messages -%}
+<turn {{ m.role }}>{{ m.content }}
+{%- for c in m.tool_calls or [] %}<call>call:{{ c.function.name }}{{ v(c.function.arguments) }}</call>{% endfor %}<end>
+{% endfor -%}
+{%- if add_generation_prompt %}<turn assistant>{% endif %}"""

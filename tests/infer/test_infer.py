@@ -101,3 +101,19 @@ def test_ignores_tool_calls_is_a_finding():
     assert "ignores tool calls" in finding.reason
     assert finding.renders  # the renders it compared
     assert not result.complete
+
+
+def test_python_calls_in_a_section():
+    result = infer_source(_source(ct.PYTHONIC))
+    calls = result.inferred.template["fields"]["tool_calls"]
+    assert result.inferred.parts["tool_calls"].startswith("format python-call")
+    assert calls["content"] == "xml-inline"
+    assert calls["content_args"]["value_parser"]["args"]["string_delims"] == [["'", "'"]]
+    assert result.complete, result.check.lines()
+
+
+def test_json_dialect_arguments():
+    result = infer_source(_source(ct.DIALECT))
+    calls = result.inferred.template["fields"]["tool_calls"]
+    assert calls["content_args"] == {"unquoted_keys": True, "string_delims": [["<|q|>", "<|q|>"]]}
+    assert result.complete, result.check.lines()
