@@ -177,7 +177,7 @@ def _locate_xml(text: str, call: dict, n: int, n_end: int) -> Located | None:
             return None
         spots.append((k, key, v, value))
         pos = v + len(value)
-    (k1, key1, v1, val1), (k2, key2, v2, val2) = spots[0], spots[1]
+    (k1, key1, v1, val1), (k2, key2, v2, _) = spots[0], spots[1]
     head_and_open = text[n_end:k1]
     between_kv = text[k1 + len(key1) : v1]
     if text[k2 + len(key2) : v2] != between_kv:

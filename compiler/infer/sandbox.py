@@ -11,6 +11,7 @@ Run as `python -m compiler.infer.sandbox` it is the worker (JSON lines on stdin)
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import queue
@@ -23,6 +24,7 @@ MAX_OUTPUT = 400_000  # characters per render
 MEMORY_LIMIT = 3 << 30  # bytes of address space for the worker
 DEFAULT_TIMEOUT = 10.0  # seconds per render
 STARTUP_TIMEOUT = 120.0  # seconds for the worker to import transformers
+FIXED_NOW = datetime.datetime(2026, 1, 15, 12, 0, 0)  # what strftime_now renders
 
 
 class RenderError(Exception):
@@ -159,6 +161,8 @@ def _render_one(request: dict) -> dict:
         return {"kind": "syntax", "message": f"line {error.lineno}: {error.message}"}
     except Exception as error:  # noqa: BLE001 - any failure of untrusted code is reported, not raised
         return {"kind": "syntax", "message": f"{type(error).__name__}: {error}"}
+    # A fixed clock: templates that print today's date render the same text in every probe.
+    compiled.globals["strftime_now"] = lambda format: FIXED_NOW.strftime(format)
     kwargs = ctu._plain_template_data(request["kwargs"])
     messages = ctu._alias_reasoning_fields(ctu._plain_template_data(request["messages"]))
     tools = ctu._plain_template_data(request["tools"])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 import chat_templates as ct
 from compiler.infer import infer_source, roundtrip

@@ -65,7 +65,7 @@ def _write(tmp_path, text):
 )
 def test_cli_gives_a_clear_error_and_writes_nothing(tmp_path, capsys, template, message):
     out = tmp_path / "template.json"
-    status = main(["infer", str(_write(tmp_path, template)), "-o", str(out), "--timeout", "3"])
+    status = main(["infer", str(_write(tmp_path, template)), "-o", str(out), "--timeout", "5"])
     err = capsys.readouterr().err
     assert status == 2
     assert message in err
@@ -81,3 +81,11 @@ def test_cli_reports_ignored_tool_calls(tmp_path, capsys):
     assert status == 1
     assert "tool calls: not inferred" in err and "ignores tool calls" in err
     assert "tool_calls" not in json.loads(out.read_text(encoding="utf-8"))["fields"]
+
+
+def test_renders_are_deterministic(render_with):
+    """strftime_now reads a fixed clock, so two probes never differ by the time they were rendered at."""
+    renderer = render_with("{{ strftime_now('%Y-%m-%d %H:%M:%S.%f') }}")
+    first = renderer.render([])
+    assert first == "2026-01-15 12:00:00.000000"
+    assert render_with("{{ strftime_now('%Y-%m-%d %H:%M:%S.%f') }}", timeout=9).render([]) == first

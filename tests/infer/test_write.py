@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import chat_templates as ct
 from compiler.cli import main
