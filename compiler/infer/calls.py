@@ -297,6 +297,10 @@ def _header(header: str) -> str:
     return loose(before[:cut], digits=True) + optional + loose(after, digits=True)
 
 
+def _punctuation(text: str) -> bool:
+    return bool(text.strip()) and all(char in '{}[]",: \n' for char in text)
+
+
 def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
     """The `tool_calls` field for a CallSpec; `end_of_turn` is a regex of the turn's stop markers (or empty)."""
     section_open = spec.section_open.strip()
@@ -357,9 +361,25 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
     else:
         if not call_open:
             raise CallError("the name has no marker before it")
-        pattern += loose(call_open) + "(?P<name>" + NAME + ")" + _header(spec.details["header"])
+        head = loose(call_open) + "(?P<name>" + NAME + ")" + _header(spec.details["header"])
         next_open = loose(call_open)
         transform = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
+        if _punctuation(call_open) and call_close:
+            # Calls opened and closed by JSON punctuation alone (Apertus' `[{"NAME": {...}}, ...]`): the first
+            # needs the section marker, the next ones the previous call's close and the separator.
+            if not section_open:
+                raise CallError("calls opened by JSON punctuation alone, with no marker before them")
+            separator = loose(spec.details.get("separator", "")) or r"\s*"
+            pattern = r"\s*(?:" + loose(section_open) + r"\s*|(?<=" + escape(call_close.strip()) + ")" + separator + ")"
+            following = separator + head.replace("(?P<name>", "(?:")
+            closes = [
+                r"\s*" + loose(call_close) + "(?:" + (r"\s*" + loose(section_close) if section_close else r"\s*\Z")
+            ]
+            closes[0] += "|(?=" + following + "))"
+            field = {"open_pattern": pattern + head, "close_pattern": closes[0], "repeats": True, "content": "json"}
+            field["transform"] = transform
+            return field
+        pattern += head
     closes = []
     if call_close:
         closes.append(r"\s*" + loose(call_close) + (r"(?:\s*" + loose(section_close) + ")?" if section_close else ""))

@@ -422,7 +422,7 @@ class Inference:
             return
         stop = first_token(text[start + len(one_text) : at])
         self.log("after a call, before the tool result", text[start + len(one_text) : at])
-        if stop and stop[0] in OPENERS and stop not in self.stops and "TOOLRESULT" not in stop:
+        if _marker(stop) and stop not in self.stops and "TOOLRESULT" not in stop:
             self.stops.append(stop)
             self.parts["end_of_turn"] += f", {stop!r} (before a tool result)"
 
@@ -474,7 +474,7 @@ class Inference:
             try:
                 spec = analyse(one_t[start:], two_t[start:] if two_t is not None else None)
                 closing = spec.section_close.strip()
-                if spec.fmt != "json-list" and closing and closing[0] in OPENERS and closing not in self.stops:
+                if spec.fmt != "json-list" and _marker(closing) and closing not in self.stops:
                     # What ends a call section ends the turn too (Gemma's `<|tool_response>` after text).
                     self.stops.append(closing)
                 built = tool_field(spec, self.stop_regex())
@@ -487,6 +487,11 @@ class Inference:
         self.parts["tool_calls"] = f"none: {last_reason}"
         self.findings.append(Finding("tool calls", "no call / one call / two calls", last_reason, renders))
         return None
+
+
+def _marker(text: str) -> bool:
+    """A special-token-like marker (`<|observation|>`, `[TOOL_RESULTS]`), not JSON punctuation."""
+    return bool(text) and text[0] in OPENERS and any(char.isalnum() for char in text)
 
 
 def _tool_result(calls_message: dict) -> dict:
