@@ -1,4 +1,4 @@
-"""Command line: `python -m compiler {build,check,ir,vectors,conformance,parse,coverage,grammar,unicode} ...`."""
+"""Command line: `python -m compiler {build,check,ir,vectors,conformance,parse,coverage,grammar,infer,roundtrip,unicode} ...`."""
 
 from __future__ import annotations
 
@@ -100,9 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     conformance = commands.add_parser(
         "conformance",
         help="run cases (JSON lines on stdin) through the parser generated for one language",
-        description="Build TEMPLATE for LANG in a temporary folder, read cases {\"id\", \"prefix\", \"chunks\", "
-        "\"tools\"} as JSON lines on standard input and write one line per case: {\"id\", \"initial_events\", "
-        "\"feeds\", \"final_events\", \"message\", \"error\"} (error: null or {\"stage\", \"index\", \"type\"}).",
+        description='Build TEMPLATE for LANG in a temporary folder, read cases {"id", "prefix", "chunks", '
+        '"tools"} as JSON lines on standard input and write one line per case: {"id", "initial_events", '
+        '"feeds", "final_events", "message", "error"} (error: null or {"stage", "index", "type"}).',
     )
     conformance.add_argument("template", metavar="TEMPLATE")
     conformance.add_argument("--lang", default="py", help="py, js or go (default: py)")
@@ -129,7 +129,9 @@ def _parser() -> argparse.ArgumentParser:
         "--prefix", default="", help="the prompt sent to the model (default: none; with --input, for lines without one)"
     )
     parse.add_argument(
-        "--tools", type=Path, help="a JSON file with a list of tools, to type their arguments (with --input: the default)"
+        "--tools",
+        type=Path,
+        help="a JSON file with a list of tools, to type their arguments (with --input: the default)",
     )
     fields = parse.add_argument_group("fields of --input lines")
     fields.add_argument("--text-field", default="output", metavar="NAME", help="the model output (default: output)")
@@ -140,7 +142,9 @@ def _parser() -> argparse.ArgumentParser:
         "--message-field", default="message", metavar="NAME", help="output key of the message (default: message)"
     )
     files = parse.add_argument_group("files (--input): JSON lines or Parquet, any size, in batches")
-    files.add_argument("--format", choices=("jsonl", "parquet"), help="output format (default: by --output's extension)")
+    files.add_argument(
+        "--format", choices=("jsonl", "parquet"), help="output format (default: by --output's extension)"
+    )
     files.add_argument("--input-format", choices=("jsonl", "parquet"), help="input format (default: by extension)")
     files.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the machine's cores)")
     files.add_argument("--batch-rows", type=int, default=1000, metavar="N", help="rows per batch (default: 1000)")
@@ -155,6 +159,9 @@ def _parser() -> argparse.ArgumentParser:
     from .grammar import add_parser as add_grammar_parser
 
     add_grammar_parser(commands)
+    from .infer import add_parsers as add_infer_parsers
+
+    add_infer_parsers(commands)
     return parser
 
 
@@ -199,7 +206,9 @@ def _check(args: argparse.Namespace) -> int:
     if status == 0:
         print(f"{len(specs)} template(s), no hazards" + (f", {notes} note(s)" if notes else ""))
     elif status == 1:
-        print(f"{len(specs)} template(s), {hazards} hazard(s), {notes} note(s)" + (" (--strict)" if args.strict else ""))
+        print(
+            f"{len(specs)} template(s), {hazards} hazard(s), {notes} note(s)" + (" (--strict)" if args.strict else "")
+        )
     return status
 
 
@@ -280,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from .coverage import run_coverage
     from .grammar import run as _grammar
+    from .infer import run_infer, run_roundtrip
 
     commands = {
         "build": _build,
@@ -287,8 +297,10 @@ def main(argv: list[str] | None = None) -> int:
         "conformance": _conformance,
         "coverage": run_coverage,
         "grammar": _grammar,
+        "infer": run_infer,
         "ir": _ir,
         "parse": _parse,
+        "roundtrip": run_roundtrip,
         "unicode": _unicode,
         "vectors": _vectors,
     }

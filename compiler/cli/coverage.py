@@ -31,7 +31,9 @@ def add_coverage_parser(commands) -> None:
     given = coverage.add_mutually_exclusive_group()
     given.add_argument("--text", help="one model output (default: read standard input)")
     given.add_argument("--input", type=Path, metavar="FILE", help="a JSON-lines file of outputs ('-': stdin)")
-    coverage.add_argument("--prefix", default="", help="the prompt (default: none; with --input, for lines without one)")
+    coverage.add_argument(
+        "--prefix", default="", help="the prompt (default: none; with --input, for lines without one)"
+    )
     coverage.add_argument("--tools", type=Path, help="a JSON file with a list of tools")
     coverage.add_argument("--text-field", default="output", metavar="NAME", help="the model output (default: output)")
     coverage.add_argument("--prefix-field", default="prefix", metavar="NAME", help="the prompt (default: prefix)")

@@ -26,7 +26,9 @@ def add_parser(commands) -> None:
     grammar.add_argument("-o", "--out", type=Path, help="output file (default: standard output)")
     grammar.add_argument("--prefix", default="", help="the prompt the output follows (as `parse` takes it)")
     grammar.add_argument("--tool-choice", default="auto", metavar="auto|required|none|NAME")
-    grammar.add_argument("--parallel", action=argparse.BooleanOptionalAction, default=True, help="several calls per turn")
+    grammar.add_argument(
+        "--parallel", action=argparse.BooleanOptionalAction, default=True, help="several calls per turn"
+    )
     grammar.add_argument("--reasoning", choices=("allow", "forbid", "require"), default="allow")
 
 
