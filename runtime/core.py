@@ -831,6 +831,29 @@ def type_tool_calls(value, params):
     return value
 
 
+def close_region(field, output, pieces, captures, params):
+    """Close `field`'s region with its body pieces (SPEC: closing a region):
+    parse, transform, type the tool calls, store into `output` (`join`:
+    appended with the separator; `repeats`: listed; else overwritten).
+    Returns the value of this one match."""
+    value = field.value_of(join_stripped(pieces) if field.strips else "".join(pieces), captures)
+    if params:
+        value = type_tool_calls(value, params)
+    name = field.name
+    if field.join is not None:
+        if not isinstance(value, str):
+            raise ValueError(
+                f"Field '{name}': 'join' requires each match to parse to a string, got {type(value).__name__}."
+            )
+        previous = output.get(name)
+        output[name] = value if previous is None else previous + field.join + value
+    elif field.repeats:
+        output.setdefault(name, []).append(value)
+    else:
+        output[name] = value
+    return value
+
+
 # --------------------------------------------------------------------------
 # Delimiters: where the next open/close is, and whether it may still change.
 # --------------------------------------------------------------------------
@@ -2989,23 +3012,7 @@ class StreamParser:
         current = self._current
         if current is not None and self._opened:
             field = self.FIELDS[current]
-            body = self._body
-            value = field.value_of(join_stripped(body) if field.strips else "".join(body), self._captures)
-            if self._tool_params:
-                value = type_tool_calls(value, self._tool_params)
-            output = self._output
-            if field.join is not None:
-                if not isinstance(value, str):
-                    raise ValueError(
-                        f"Field '{field.name}': 'join' requires each match to parse to a string, "
-                        f"got {type(value).__name__}."
-                    )
-                previous = output.get(field.name)
-                output[field.name] = value if previous is None else previous + field.join + value
-            elif field.repeats:
-                output.setdefault(field.name, []).append(value)
-            else:
-                output[field.name] = value
+            value = close_region(field, self._output, self._body, self._captures, self._tool_params)
             events.append({"type": "region_close", "field": field.name, "value": value})
         self._enter_implicit()
         self._captures = {}

@@ -22,29 +22,9 @@ from runtime.core import (
     _ATOMS,
     CLOSE,
     Literals,
-    join_stripped,
+    close_region,
     regex_module,
-    type_tool_calls,
 )
-
-
-def store(field, output, pieces, captures, params):
-    """Close `field`'s region with its body pieces: parse, transform, type, store (SPEC: closing a region)."""
-    value = field.value_of(join_stripped(pieces) if field.strips else "".join(pieces), captures)
-    if params:
-        value = type_tool_calls(value, params)
-    name = field.name
-    if field.join is not None:
-        if not isinstance(value, str):
-            raise ValueError(
-                f"Field '{name}': 'join' requires each match to parse to a string, got {type(value).__name__}."
-            )
-        previous = output.get(name)
-        output[name] = value if previous is None else previous + field.join + value
-    elif field.repeats:
-        output.setdefault(name, []).append(value)
-    else:
-        output[name] = value
 
 
 _PARTIAL = {}  # delimiter -> (compiled regex, grows at the edge) for the tail's partial search
@@ -101,7 +81,7 @@ def _feed_tail(parser_class, tail, output, params):
         pos = end
         had_text = opened
         if current is not None and opened:
-            store(parser_class.FIELDS[current], output, pieces, captures, params)
+            close_region(parser_class.FIELDS[current], output, pieces, captures, params)
         current, pieces, captures, opened = implicit, [], {}, False
         if kind == CLOSE:
             if not had_text and start == end:

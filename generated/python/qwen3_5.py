@@ -30,10 +30,11 @@ from runtime.core import (
     Placeholder,
     StreamParser,
     WHOLE_LIMIT,
+    close_region,
     run_parse_response,
     tool_parameters,
 )
-from runtime.whole import store, tail_state
+from runtime.whole import tail_state
 from runtime.recover import RecoveringParser, run_recovering_parse
 
 __all__ = ["TEMPLATE", "ResponseParser", "parse_response"]
@@ -265,7 +266,7 @@ def parse_whole_text(text, prefix, tools):
                     pieces.append(buf[pos:] if pos else buf)
                     opened = True
                 if opened:
-                    store(FIELDS[current], output, pieces, captures, params)
+                    close_region(FIELDS[current], output, pieces, captures, params)
             break
         if start > pos and current is not None:
             pieces.append(buf[pos:start])
@@ -273,7 +274,7 @@ def parse_whole_text(text, prefix, tools):
         pos = end
         had_text = opened
         if current is not None and opened:
-            store(FIELDS[current], output, pieces, captures, params)
+            close_region(FIELDS[current], output, pieces, captures, params)
         pieces, opened = [], False
         if index < 0:  # a close: back to the implicit region
             current, state, captures = IMPLICIT, -1, {}

@@ -295,10 +295,10 @@ def render(program: Program, *, vendored: bool = False) -> str:
     used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
     used_names += _delimiter_code(program.start_anchor)
     imports = ["CLOSE", "OPEN", "WHOLE_LIMIT", "Field", "StreamParser", "run_parse_response"]
-    whole_imports = ["store", "tail_state"]
+    whole_imports = ["tail_state"]
     if not program.anchor_from_end:
         imports.append("last_anchor_end")
-    imports.append("tool_parameters")
+    imports += ["close_region", "tool_parameters"]
     imports += [name for name in ("Literals", "Pattern", "Placeholder", "Settled") if f"{name}(" in used_names]
     imports += ["FastPath"] if any(state["fast"] for state in states) else []
     imports += ["ContextCut"] if cut else []
