@@ -333,7 +333,7 @@ class CallBodies:
         of its own wherever it is written. Greedy lexers (llguidance) would
         otherwise read it with the literal after it (`\\s*<parameter`) and
         lose the other ways on (`\\s*</invoke>`)."""
-        return self.g.add("ws", WS)
+        return self.g.add("tag_ws", WS)
 
     def members(self, args, order, required, members, sep, sep_text=None) -> m.Node:
         """The argument tags in any order, each once (schema.members_any_order),

@@ -440,3 +440,21 @@ def test_llguidance_lexes_greedily():
     imported = to_llguidance(gbnf, "gbnf")
     assert accepts(imported, "<xs>") and accepts(imported, "\t<xb>") and not accepts(imported, "\t<xs>")
     assert char_level_accepts(char_level_parser(gbnf), "\t<xs>")
+
+
+def _sample_tools(name):
+    samples = json.loads((ROOT / "templates_src" / "samples" / f"{name}.json").read_text(encoding="utf-8"))["samples"]
+    return next((s["tools"] for s in samples if s.get("tools")), [GET_WEATHER])
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "templates_src").glob("*.json")))
+def test_every_rule_is_defined_once(name):
+    """A rule defined twice (`ws ::= ws` beside `ws ::= [...]`) is an error in
+    xgrammar and other EBNF readers: every name on the left once, per format."""
+    for fmt in ("gbnf", "ebnf"):
+        try:
+            text = grammar(name, _sample_tools(name), format=fmt)
+        except GrammarError:
+            continue
+        names = [line.split("::=")[0].strip() for line in text.splitlines() if "::=" in line and not line.startswith("#")]
+        assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
