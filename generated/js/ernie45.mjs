@@ -21,6 +21,7 @@ import {
   Placeholder,
   Regex,
   StreamParser,
+  parseWhole,
   registerContentRegex,
   runParseResponse,
 } from "response-template-runtime";
@@ -109,6 +110,17 @@ const SPEC = {
     [-1, { triggers: ["<"], leads: SET_1 }],
     [1, { triggers: ["<"], leads: SET_1 }],
   ]),
+  // Per state, for parseResponse on a whole text (the runtime's whole.mjs):
+  // the watched delimiters in the order the reference breaks ties between
+  // matches of the same start and length (opens before closes, then field name).
+  whole: new Map([
+    [-1, [[OPEN, 0, REASONING_CONTENT_OPEN], [OPEN, 1, TOOL_CALLS_OPEN], [CLOSE, 2, CONTENT_CLOSE]]],
+    [0, [[CLOSE, 0, REASONING_CONTENT_CLOSE]]],
+    [1, [[CLOSE, 1, TOOL_CALLS_CLOSE]]],
+  ]),
+  // The start anchor is one literal that cannot overlap itself: the last
+  // match in a prompt is its lastIndexOf.
+  anchorFromEnd: false,
   // Per state: while the held text and new text are all of this class and
   // hold none of these trigger characters, a partial match stays at the
   // read position and nothing can match: such text is held without a search.
@@ -127,5 +139,11 @@ export class ResponseParser extends StreamParser {
 
 /** Parse a whole output (or a list of outputs) into message object(s). */
 export function parseResponse(text, { prefix, tools = null } = {}) {
-  return runParseResponse((one, oneTools) => new ResponseParser(one, { tools: oneTools }), text, prefix, tools);
+  return runParseResponse(
+    (one, oneTools) => new ResponseParser(one, { tools: oneTools }),
+    text,
+    prefix,
+    tools,
+    (one, onePrefix, oneTools) => parseWhole(SPEC, one, onePrefix, oneTools),
+  );
 }

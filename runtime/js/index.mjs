@@ -8,6 +8,7 @@
 //   content.mjs  Python values, content parsers, transforms, Field
 //   typing.mjs   tool-argument typing
 //   driver.mjs   delimiters, hold-back, the streaming state machine, finalize
+//   whole.mjs    parseResponse on a whole text: one search as the end of the stream
 //   regex.mjs    the delimiter regex matcher (partial matching)
 //   pyjson.mjs   json.loads/dumps, int(), float(), str.strip(), exceptions
 //   unicode.mjs  Python's character classes
@@ -36,3 +37,4 @@ export {
 export { Field, Placeholder, applyTransform, isDict, parseContent, registerContentRegex, truthy, typeName } from "./content.mjs";
 export { castArgument, schemaTypes, toolParameters, typeToolCalls } from "./typing.mjs";
 export { CLOSE, Literals, OPEN, StreamParser, runParseResponse } from "./driver.mjs";
+export { parseWhole } from "./whole.mjs";

@@ -63,6 +63,7 @@ RUNTIME_FILES = (
     "content.mjs",
     "typing.mjs",
     "driver.mjs",
+    "whole.mjs",
     "regex.mjs",
     "pyjson.mjs",
     "unicode.mjs",
@@ -325,6 +326,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
             {
                 "key": -1 if state.region is None else state.region,
                 "watch": watch,
+                "tie_order": [watch[i] for i in state.tie_order],
                 "comment": comment,
                 "fast": fast,
                 "hold_lead": _hold_lead_code(program, state, sets),
@@ -347,6 +349,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
         "start_anchor": start_anchor,
         "context": program.context,
         "states": states,
+        "anchor_from_end": "true" if program.anchor_from_end else "false",
         "content_regexes": list(content_regexes.values()),
     }
     files = {
