@@ -10,6 +10,7 @@
 //   driver.mjs   delimiters, hold-back, the streaming state machine, finalize
 //   whole.mjs    parseResponse on a whole text: one search as the end of the stream
 //   regex.mjs    the delimiter regex matcher (partial matching)
+//   regex_parts.mjs  its code point helpers and pattern-tree rewrites
 //   pyjson.mjs   json.loads/dumps, int(), float(), str.strip(), exceptions
 //   unicode.mjs  Python's character classes
 //

@@ -25,6 +25,8 @@
 //                                3 word boundary, 4 not a word boundary, 5 start or after a "\n"
 //                                ((?m)^), 6 end or before a "\n" ((?m)$)
 //   [6, behind, negative, body]  lookaround
+//   [7, string]                  a run of single characters, made by the matcher itself
+//                                (regex_parts.mjs literalRuns), never by the compiler
 //
 // Partial matching (the `regex` module's `partial=True`): a complete match
 // anywhere wins (the leftmost); otherwise the leftmost start from which some
@@ -38,19 +40,19 @@
 // backtracks (compiler/regex/lazy_partial.py, _lazyTail).
 
 import { WORD } from "./unicode.mjs";
+import {
+  chain,
+  codePointBefore,
+  hasGroup,
+  inRanges,
+  isLowSurrogateOfPair,
+  literalRuns,
+  nextIndex,
+  prevIndex,
+  singleUnit,
+} from "./regex_parts.mjs";
 
-/** Whether code point `cp` is in the sorted flat range list. */
-export function inRanges(ranges, cp) {
-  let lo = 0;
-  let hi = (ranges.length >> 1) - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (cp < ranges[2 * mid]) hi = mid - 1;
-    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
-}
+export { codePointBefore, inRanges, nextIndex } from "./regex_parts.mjs";
 
 function isWordAt(s, i) {
   if (i >= s.length) return false;
@@ -60,92 +62,6 @@ function isWordAt(s, i) {
 function isWordBefore(s, i) {
   if (i <= 0) return false;
   return inRanges(WORD, codePointBefore(s, i));
-}
-
-/** The code point that ends at UTF-16 index `i`. */
-export function codePointBefore(s, i) {
-  const low = s.charCodeAt(i - 1);
-  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
-    const high = s.charCodeAt(i - 2);
-    if (high >= 0xd800 && high <= 0xdbff) return ((high - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
-  }
-  return low;
-}
-
-/** UTF-16 index of the code point after the one at `i`. */
-export function nextIndex(s, i) {
-  const c = s.charCodeAt(i);
-  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-    const d = s.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d <= 0xdfff) return i + 2;
-  }
-  return i + 1;
-}
-
-/** Whether index `i` falls inside a surrogate pair. */
-function isLowSurrogateOfPair(s, i) {
-  const c = s.charCodeAt(i);
-  if (!(c >= 0xdc00 && c <= 0xdfff)) return false;
-  const b = s.charCodeAt(i - 1);
-  return b >= 0xd800 && b <= 0xdbff;
-}
-
-function prevIndex(s, i) {
-  return codePointBefore(s, i) > 0xffff ? i - 2 : i - 1;
-}
-
-/** A one-character class of one code point outside the surrogates: `[0, [c, c]]`. */
-function singleUnit(node) {
-  if (node[0] !== 0 || node[1].length !== 2 || node[1][0] !== node[1][1]) return -1;
-  const c = node[1][0];
-  return c < 0xd800 || (c > 0xdfff && c <= 0xffff) ? c : -1;
-}
-
-/**
- * Items of a concatenation with each run of two or more single characters
- * (one UTF-16 unit each) merged into one string node, `[7, string]`: it
- * reads the same characters, so it matches, fails and runs into the end
- * of the text where they would.
- */
-function literalRuns(items) {
-  const out = [];
-  for (let i = 0; i < items.length; ) {
-    let j = i;
-    while (j < items.length && singleUnit(items[j]) >= 0) j++;
-    if (j - i >= 2) {
-      out.push([7, String.fromCharCode(...items.slice(i, j).map(singleUnit))]);
-      i = j;
-    } else {
-      out.push(items[i]);
-      i += 1;
-    }
-  }
-  return out;
-}
-
-/** Two direct matchers one after the other. */
-function chain(first, second) {
-  return (i) => {
-    const j = first(i);
-    return j < 0 ? -1 : second(j);
-  };
-}
-
-/** Whether a pattern tree holds a capturing group. */
-function hasGroup(node) {
-  switch (node[0]) {
-    case 1:
-    case 2:
-      return node[1].some(hasGroup);
-    case 3:
-      return true;
-    case 4:
-      return hasGroup(node[4]);
-    case 6:
-      return hasGroup(node[3]);
-    default:
-      return false;
-  }
 }
 
 function restore(caps, saved) {

@@ -65,6 +65,7 @@ RUNTIME_FILES = (
     "driver.mjs",
     "whole.mjs",
     "regex.mjs",
+    "regex_parts.mjs",
     "pyjson.mjs",
     "unicode.mjs",
     "index.d.mts",
