@@ -428,19 +428,28 @@ export class Regex {
           }
         };
       }
-      if (literal === null && ranges[ranges.length - 1] <= 0xffff) {
-        // Every character it takes is one UTF-16 unit: the positions to
-        // give back to are i + c (forward) or i - c, without a list.
+      if (literal === null) {
+        // While every character it took is one UTF-16 unit, the positions
+        // to give back to are i + c (forward) or i - c, without a list.
         const unit = dir > 0 ? 1 : -1;
         return (i, k) => {
           const s = ctx.s;
           let j = i;
           let count = 0;
+          let wide = false;
           while ((max < 0 || count < max) && readable(s, j)) {
-            j += unit;
+            const next = step(s, j);
+            if (next - j !== unit) wide = true;
+            j = next;
             count++;
           }
-          for (let c = count; c >= min; c--) if (k(i + unit * c)) return true;
+          if (!wide) {
+            for (let c = count; c >= min; c--) if (k(i + unit * c)) return true;
+            return false;
+          }
+          const positions = [i];
+          for (let c = 0, at = i; c < count; c++) positions.push((at = step(s, at)));
+          for (let c = count; c >= min; c--) if (k(positions[c])) return true;
           return false;
         };
       }
@@ -461,6 +470,11 @@ export class Regex {
       };
     }
     const body = this._compile(bodyNode, dir, behind);
+    if (min === 0 && max === 1) {
+      // `(?:...)?`: one iteration or none, and an empty one ends the repeat
+      // just the same (as `run` below), without a continuation of its own.
+      return lazy ? (i, k) => k(i) || body(i, k) : (i, k) => body(i, k) || k(i);
+    }
     const more = (count) => max < 0 || count < max;
     const run = (count, i, k) => {
       if (count < min) return body(i, (j) => run(count + 1, j, k));
