@@ -28,6 +28,7 @@ export class Literals {
     this.growsAtEdge = growsAtEdge;
     this.longest = Math.max(...this.literals.map((literal) => literal.length));
     this.prefixes = new Set();
+    this.firsts = new Set(this.literals.map((literal) => literal.charCodeAt(0)));
     for (const literal of this.literals) {
       const chars = Array.from(literal);
       for (let i = 1; i < chars.length; i++) this.prefixes.add(chars.slice(0, i).join(""));
@@ -59,7 +60,7 @@ export class Literals {
     let start = Math.max(pos, size - this.longest + 1);
     if (start > pos && isLowSurrogateOfPair(buf, start)) start += 1;
     for (; start < size; start = nextIndex(buf, start)) {
-      if (this.prefixes.has(buf.slice(start))) return start;
+      if (this.firsts.has(buf.charCodeAt(start)) && this.prefixes.has(buf.slice(start))) return start;
     }
     return -1;
   }
@@ -231,28 +232,7 @@ export class StreamParser {
     if (this._finalized) throw new RuntimeError("ResponseParser already finalized");
     const events = [];
     this._process(events, true);
-    const output = this._output;
-    const missing = this._spec.fields.filter((field) => !field.optional && !has(output, field.name));
-    // [field.optional-false, field.optional-false.present, error.finalize.required-missing]
-    if (missing.length > 0) {
-      throw new ValueError(
-        `Required response_template fields missing from parsed output: [${missing.map((f) => `'${f.name}'`).join(", ")}]`,
-      );
-    }
-    // Keys in the order first stored (defaults first); defaults kept when empty,
-    // other empty values dropped [finalize.key-order, finalize.defaults-kept-when-empty]
-    const defaults = this._spec.defaults;
-    const message = {};
-    for (const key of Object.keys(output)) {
-      const value = output[key];
-      const empty =
-        value === null ||
-        value === undefined ||
-        value === "" ||
-        (Array.isArray(value) && value.length === 0) ||
-        (isDict(value) && Object.keys(value).length === 0);
-      if (has(defaults, key) || !empty) setKey(message, key, value);
-    }
+    const message = finishMessage(this._spec, this._output);
     this._output = message;
     this._finalized = true;
     return [message, events];
@@ -427,29 +407,7 @@ export class StreamParser {
     // region is stored like any other [close.never-opened-skipped, implicit.closed]
     if (current !== null && this._opened) {
       const field = this._spec.fields[current];
-      let value = field.valueOf_(this._body.join(""), this._captures);
-      if (this._toolParams.size > 0) value = typeToolCalls(value, this._toolParams);
-      const output = this._output;
-      // The first match as is, later ones after the separator, empty ones too
-      // [join.first, join.append, join.empty-match, error.join.non-string]
-      if (field.join !== null) {
-        if (typeof value !== "string") {
-          throw new ValueError(`Field '${field.name}': 'join' requires each match to parse to a string, got ${typeName(value)}.`);
-        }
-        const previous = has(output, field.name) ? output[field.name] : null;
-        if (previous === null) output[field.name] = value;
-        else if (typeof previous === "string") output[field.name] = previous + field.join + value;
-        else throw new TypeError_(`unsupported operand type(s) for +: '${typeName(previous)}' and 'str'`);
-      } else if (field.repeats) {
-        // [repeats.append]
-        if (!has(output, field.name)) setKey(output, field.name, []);
-        const list = output[field.name];
-        if (!Array.isArray(list)) throw new AttributeError(`'${typeName(list)}' object has no attribute 'append'`);
-        list.push(value);
-      } else {
-        // [store.set, store.overwrite, store.replaces-default]
-        setKey(output, field.name, value);
-      }
+      const value = storeValue(field, this._output, this._body, this._captures, this._toolParams);
       // [value.empty]
       events.push({ type: "region_close", field: field.name, value });
     }
@@ -458,6 +416,62 @@ export class StreamParser {
     this._body = [];
     this._opened = false;
   }
+}
+
+/**
+ * Close `field`'s region with its body pieces: parse, transform, type the
+ * tool arguments, store; returns the value of this match (SPEC: closing a region).
+ */
+export function storeValue(field, output, body, captures, toolParams) {
+  let value = field.valueOf_(body.length === 1 ? body[0] : body.join(""), captures);
+  if (toolParams.size > 0) value = typeToolCalls(value, toolParams);
+  // The first match as is, later ones after the separator, empty ones too
+  // [join.first, join.append, join.empty-match, error.join.non-string]
+  if (field.join !== null) {
+    if (typeof value !== "string") {
+      throw new ValueError(`Field '${field.name}': 'join' requires each match to parse to a string, got ${typeName(value)}.`);
+    }
+    const previous = has(output, field.name) ? output[field.name] : null;
+    if (previous === null) output[field.name] = value;
+    else if (typeof previous === "string") output[field.name] = previous + field.join + value;
+    else throw new TypeError_(`unsupported operand type(s) for +: '${typeName(previous)}' and 'str'`);
+  } else if (field.repeats) {
+    // [repeats.append]
+    if (!has(output, field.name)) setKey(output, field.name, []);
+    const list = output[field.name];
+    if (!Array.isArray(list)) throw new AttributeError(`'${typeName(list)}' object has no attribute 'append'`);
+    list.push(value);
+  } else {
+    // [store.set, store.overwrite, store.replaces-default]
+    setKey(output, field.name, value);
+  }
+  return value;
+}
+
+/** The message at finalize: required fields checked, empty values dropped but for defaults. */
+export function finishMessage(spec, output) {
+  const missing = spec.fields.filter((field) => !field.optional && !has(output, field.name));
+  // [field.optional-false, field.optional-false.present, error.finalize.required-missing]
+  if (missing.length > 0) {
+    throw new ValueError(
+      `Required response_template fields missing from parsed output: [${missing.map((f) => `'${f.name}'`).join(", ")}]`,
+    );
+  }
+  // Keys in the order first stored (defaults first); defaults kept when empty,
+  // other empty values dropped [finalize.key-order, finalize.defaults-kept-when-empty]
+  const defaults = spec.defaults;
+  const message = {};
+  for (const key of Object.keys(output)) {
+    const value = output[key];
+    const empty =
+      value === null ||
+      value === undefined ||
+      value === "" ||
+      (Array.isArray(value) && value.length === 0) ||
+      (isDict(value) && Object.keys(value).length === 0);
+    if (has(defaults, key) || !empty) setKey(message, key, value);
+  }
+  return message;
 }
 
 /** Whether `text` from `from` on is all of a hold lead's class and holds none of its trigger characters. */
@@ -478,8 +492,12 @@ function cpLength(text, start, end) {
   return count;
 }
 
-/** `parse_response` for one text or a batch (one prefix for all, or one per text). */
-export function runParseResponse(makeParser, text, prefix, tools) {
+/**
+ * `parse_response` for one text or a batch (one prefix for all, or one per
+ * text): each text through `whole(text, prefix, tools)` when the module
+ * gives one (whole.mjs), else a parser fed once and finalized.
+ */
+export function runParseResponse(makeParser, text, prefix, tools, whole = null) {
   if (prefix === null || prefix === undefined) throw new ValueError(MISSING_PREFIX);
   let texts;
   let batched;
@@ -503,6 +521,7 @@ export function runParseResponse(makeParser, text, prefix, tools) {
     } else prefixes = prefix;
   } else throw new TypeError_(`prefix must be a str or a list of str, got ${typeName(prefix)}`);
   const messages = texts.map((one, i) => {
+    if (whole !== null && typeof one === "string" && typeof prefixes[i] === "string") return whole(one, prefixes[i], tools);
     const parser = makeParser(prefixes[i], tools);
     parser.feed(one);
     return parser.finalize()[0];

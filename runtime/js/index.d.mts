@@ -162,7 +162,10 @@ export declare function runParseResponse(
   text: string | string[],
   prefix: string | string[] | null | undefined,
   tools: Tool[] | null | undefined,
+  whole?: ((text: string, prefix: string, tools: Tool[] | null | undefined) => Message) | null,
 ): Message | Message[];
+/** One whole output into its message, searched once as the end of the stream (whole.mjs). */
+export declare function parseWhole(spec: unknown, text: string, prefix: string, tools: Tool[] | null | undefined): Message;
 export declare function parseContent(text: string, name: string, args: { [key: string]: Value }): Value;
 export declare function isDict(value: unknown): boolean;
 export declare function truthy(value: unknown): boolean;

@@ -9,7 +9,9 @@
 //   typing.mjs   tool-argument typing
 //   driver.mjs   delimiters, hold-back, the streaming state machine, finalize
 //   recover.mjs  the recovery mode (recover: true), vLLM 0.33's machine
+//   whole.mjs    parseResponse on a whole text: one search as the end of the stream
 //   regex.mjs    the delimiter regex matcher (partial matching)
+//   regex_parts.mjs  its code point helpers and pattern-tree rewrites
 //   pyjson.mjs   json.loads/dumps, int(), float(), str.strip(), exceptions
 //   unicode.mjs  Python's character classes
 //
@@ -38,3 +40,4 @@ export { Field, Placeholder, applyTransform, isDict, parseContent, registerConte
 export { castArgument, schemaTypes, toolParameters, typeToolCalls } from "./typing.mjs";
 export { CLOSE, Literals, OPEN, StreamParser, runParseResponse } from "./driver.mjs";
 export { MALFORMED_MODES, RecoveringParser } from "./recover.mjs";
+export { parseWhole } from "./whole.mjs";

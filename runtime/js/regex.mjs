@@ -25,6 +25,8 @@
 //                                3 word boundary, 4 not a word boundary, 5 start or after a "\n"
 //                                ((?m)^), 6 end or before a "\n" ((?m)$)
 //   [6, behind, negative, body]  lookaround
+//   [7, string]                  a run of single characters, made by the matcher itself
+//                                (regex_parts.mjs literalRuns), never by the compiler
 //
 // Partial matching (the `regex` module's `partial=True`): a complete match
 // anywhere wins (the leftmost); otherwise the leftmost start from which some
@@ -38,19 +40,19 @@
 // backtracks (compiler/regex/lazy_partial.py, _lazyTail).
 
 import { WORD } from "./unicode.mjs";
+import {
+  chain,
+  codePointBefore,
+  hasGroup,
+  inRanges,
+  isLowSurrogateOfPair,
+  literalRuns,
+  nextIndex,
+  prevIndex,
+  singleUnit,
+} from "./regex_parts.mjs";
 
-/** Whether code point `cp` is in the sorted flat range list. */
-export function inRanges(ranges, cp) {
-  let lo = 0;
-  let hi = (ranges.length >> 1) - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (cp < ranges[2 * mid]) hi = mid - 1;
-    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
-}
+export { codePointBefore, inRanges, nextIndex } from "./regex_parts.mjs";
 
 function isWordAt(s, i) {
   if (i >= s.length) return false;
@@ -60,38 +62,6 @@ function isWordAt(s, i) {
 function isWordBefore(s, i) {
   if (i <= 0) return false;
   return inRanges(WORD, codePointBefore(s, i));
-}
-
-/** The code point that ends at UTF-16 index `i`. */
-export function codePointBefore(s, i) {
-  const low = s.charCodeAt(i - 1);
-  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
-    const high = s.charCodeAt(i - 2);
-    if (high >= 0xd800 && high <= 0xdbff) return ((high - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
-  }
-  return low;
-}
-
-/** UTF-16 index of the code point after the one at `i`. */
-export function nextIndex(s, i) {
-  const c = s.charCodeAt(i);
-  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-    const d = s.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d <= 0xdfff) return i + 2;
-  }
-  return i + 1;
-}
-
-/** Whether index `i` falls inside a surrogate pair. */
-function isLowSurrogateOfPair(s, i) {
-  const c = s.charCodeAt(i);
-  if (!(c >= 0xdc00 && c <= 0xdfff)) return false;
-  const b = s.charCodeAt(i - 1);
-  return b >= 0xd800 && b <= 0xdbff;
-}
-
-function prevIndex(s, i) {
-  return codePointBefore(s, i) > 0xffff ? i - 2 : i - 1;
 }
 
 function restore(caps, saved) {
@@ -142,9 +112,20 @@ export class Regex {
     // characters then one of the `triggers` strings, so complete matches are
     // only tried where a trigger occurs (found with indexOf).
     this.hint = hint;
+    // An entry class of one UTF-16 unit: attempts start only where indexOf finds it.
+    this._entryUnit = entry !== null && singleUnit([0, entry]) >= 0 ? String.fromCharCode(entry[0]) : null;
     this.groupCount = 0;
     this.groupNames = [];
-    this._ctx = { s: "", partial: false, hit: false, caps: [], forbidEmptyAt: -1 };
+    this._ctx = { s: "", partial: false, hit: false, caps: [], forbidEmptyAt: -1, start: -1, end: -1 };
+    this._scratch = null;
+    const ctx = this._ctx;
+    // The continuation after the whole pattern: a match, unless an empty one
+    // where finditer forbids it.
+    this._accept = (j) => {
+      if (j === ctx.start && ctx.start === ctx.forbidEmptyAt) return false;
+      ctx.end = j;
+      return true;
+    };
     this._scanGroups(tree);
     this._match = this._compile(tree, 1, false);
   }
@@ -200,12 +181,36 @@ export class Regex {
         };
       }
       case 1: {
-        let items = node[1].map((item) => this._compile(item, dir, behind));
-        if (dir < 0) items = items.reverse();
-        if (items.length === 0) return (i, k) => k(i);
-        return items.reduceRight(
-          (rest, item) => (i, k) => item(i, (j) => rest(j, k)),
-        );
+        // Runs of items with one way to match (_direct) are read in one
+        // step, without a continuation per item.
+        const items = literalRuns(node[1]);
+        if (dir < 0) items.reverse();
+        const pieces = [];
+        for (const item of items) {
+          const direct = this._direct(item, dir, behind);
+          const last = pieces[pieces.length - 1];
+          if (direct === null) pieces.push({ cps: this._compile(item, dir, behind) });
+          else if (last !== undefined && last.direct !== undefined) last.direct = chain(last.direct, direct);
+          else pieces.push({ direct });
+        }
+        let rest = null;
+        for (let at = pieces.length - 1; at >= 0; at--) {
+          const next = rest;
+          const { direct, cps } = pieces[at];
+          if (direct !== undefined) {
+            rest =
+              next === null
+                ? (i, k) => {
+                    const j = direct(i);
+                    return j >= 0 && k(j);
+                  }
+                : (i, k) => {
+                    const j = direct(i);
+                    return j >= 0 && next(j, k);
+                  };
+          } else rest = next === null ? cps : (i, k) => cps(i, (j) => next(j, k));
+        }
+        return rest ?? ((i, k) => k(i));
       }
       case 2: {
         const branches = node[1].map((item) => this._compile(item, dir, behind));
@@ -245,6 +250,23 @@ export class Regex {
       }
       case 4:
         return this._repeat(node, dir, behind);
+      // A run of single characters (literalRuns): one comparison of the
+      // string, with the partial match a character-by-character read makes
+      // when the text ends inside it.
+      case 7: {
+        const literal = node[1];
+        const size = literal.length;
+        if (dir > 0) {
+          return (i, k) => {
+            const s = ctx.s;
+            if (i + size <= s.length) return s.startsWith(literal, i) && k(i + size);
+            for (let j = i; j < s.length; j++) if (s.charCodeAt(j) !== literal.charCodeAt(j - i)) return false;
+            if (ctx.partial && !behind) ctx.hit = true;
+            return false;
+          };
+        }
+        return (i, k) => i >= size && ctx.s.startsWith(literal, i - size) && k(i - size);
+      }
       case 5: {
         const kind = node[1];
         return (i, k) => holds(kind, ctx.s, i) && k(i);
@@ -255,6 +277,10 @@ export class Regex {
         const negative = node[2];
         const body = this._compile(node[3], node[1] ? -1 : 1, behind || node[1] === 1);
         const done = () => true;
+        if (!hasGroup(node[3])) {
+          // Nothing to save: the body sets no capture.
+          return negative ? (i, k) => !body(i, done) && k(i) : (i, k) => body(i, done) && k(i);
+        }
         if (negative) {
           // A path that runs into the end inside it still makes a partial
           // match at this start, as in the `regex` module.
@@ -278,6 +304,86 @@ export class Regex {
       }
       default:
         throw new Error(`bad regex node ${node[0]}`);
+    }
+  }
+
+  /**
+   * A node with at most one way to match, as (i) => the position after it,
+   * or -1: one character, a string, an assertion, a look-around without
+   * groups, a concatenation of such, a fixed count of one; null for others.
+   * It reads what its matcher would, partial matches included.
+   */
+  _direct(node, dir, behind) {
+    const ctx = this._ctx;
+    switch (node[0]) {
+      case 0: {
+        const ranges = node[1];
+        if (dir > 0) {
+          return (i) => {
+            const s = ctx.s;
+            if (i >= s.length) {
+              if (ctx.partial && !behind) ctx.hit = true;
+              return -1;
+            }
+            const cp = s.codePointAt(i);
+            if (!inRanges(ranges, cp)) return -1;
+            return cp > 0xffff ? i + 2 : i + 1;
+          };
+        }
+        return (i) => {
+          if (i <= 0) return -1;
+          const cp = codePointBefore(ctx.s, i);
+          if (!inRanges(ranges, cp)) return -1;
+          return cp > 0xffff ? i - 2 : i - 1;
+        };
+      }
+      case 7: {
+        const literal = node[1];
+        const size = literal.length;
+        if (dir > 0) {
+          return (i) => {
+            const s = ctx.s;
+            if (i + size <= s.length) return s.startsWith(literal, i) ? i + size : -1;
+            for (let j = i; j < s.length; j++) if (s.charCodeAt(j) !== literal.charCodeAt(j - i)) return -1;
+            if (ctx.partial && !behind) ctx.hit = true;
+            return -1;
+          };
+        }
+        return (i) => (i >= size && ctx.s.startsWith(literal, i - size) ? i - size : -1);
+      }
+      case 5: {
+        const kind = node[1];
+        return (i) => (holds(kind, ctx.s, i) ? i : -1);
+      }
+      case 6: {
+        if (hasGroup(node[3])) return null;
+        const negative = node[2];
+        // As in _compile: the body of a look-behind reads no partial match, a look-ahead's does.
+        const body = this._compile(node[3], node[1] ? -1 : 1, Boolean(node[1]));
+        const done = () => true;
+        return negative ? (i) => (body(i, done) ? -1 : i) : (i) => (body(i, done) ? i : -1);
+      }
+      case 1: {
+        const items = literalRuns(node[1]);
+        if (dir < 0) items.reverse();
+        let out = (i) => i;
+        for (const item of items) {
+          const direct = this._direct(item, dir, behind);
+          if (direct === null) return null;
+          out = chain(out, direct);
+        }
+        return out;
+      }
+      case 4: {
+        if (node[1] !== node[2] || node[1] > 16) return null;
+        const body = this._direct(node[4], dir, behind);
+        if (body === null) return null;
+        let out = (i) => i;
+        for (let n = 0; n < node[1]; n++) out = chain(out, body);
+        return out;
+      }
+      default:
+        return null;
     }
   }
 
@@ -322,6 +428,31 @@ export class Regex {
           }
         };
       }
+      if (literal === null) {
+        // While every character it took is one UTF-16 unit, the positions
+        // to give back to are i + c (forward) or i - c, without a list.
+        const unit = dir > 0 ? 1 : -1;
+        return (i, k) => {
+          const s = ctx.s;
+          let j = i;
+          let count = 0;
+          let wide = false;
+          while ((max < 0 || count < max) && readable(s, j)) {
+            const next = step(s, j);
+            if (next - j !== unit) wide = true;
+            j = next;
+            count++;
+          }
+          if (!wide) {
+            for (let c = count; c >= min; c--) if (k(i + unit * c)) return true;
+            return false;
+          }
+          const positions = [i];
+          for (let c = 0, at = i; c < count; c++) positions.push((at = step(s, at)));
+          for (let c = count; c >= min; c--) if (k(positions[c])) return true;
+          return false;
+        };
+      }
       return (i, k) => {
         const s = ctx.s;
         const positions = [i];
@@ -339,6 +470,11 @@ export class Regex {
       };
     }
     const body = this._compile(bodyNode, dir, behind);
+    if (min === 0 && max === 1) {
+      // `(?:...)?`: one iteration or none, and an empty one ends the repeat
+      // just the same (as `run` below), without a continuation of its own.
+      return lazy ? (i, k) => k(i) || body(i, k) : (i, k) => body(i, k) || k(i);
+    }
     const more = (count) => max < 0 || count < max;
     const run = (count, i, k) => {
       if (count < min) return body(i, (j) => run(count + 1, j, k));
@@ -463,18 +599,21 @@ export class Regex {
     ctx.s = s;
     ctx.partial = partial;
     ctx.hit = false;
-    ctx.caps = new Array(2 * (this.groupCount + 1)).fill(-1);
-    let end = -1;
-    const forbid = ctx.forbidEmptyAt;
-    const ok = this._match(p, (j) => {
-      if (j === p && p === forbid) return false;
-      end = j;
-      return true;
-    });
-    if (!ok) return null;
-    const caps = ctx.caps;
+    // The captures array of a failed attempt is reused by the next one.
+    let caps = this._scratch;
+    if (caps === null) caps = new Array(2 * (this.groupCount + 1));
+    caps.fill(-1);
+    ctx.caps = caps;
+    ctx.start = p;
+    ctx.end = -1;
+    if (!this._match(p, this._accept)) {
+      this._scratch = caps;
+      return null;
+    }
+    this._scratch = null;
+    caps = ctx.caps;
     caps[0] = p;
-    caps[1] = end;
+    caps[1] = ctx.end;
     return caps;
   }
 
@@ -487,8 +626,12 @@ export class Regex {
     const n = s.length;
     let firstHit = -1;
     const ctx = this._ctx;
+    const unit = this._entryUnit;
     for (let p = pos; p <= n; p = p < n ? nextIndex(s, p) : n + 1) {
-      if (p < n ? !this._entryOk(s, p) : this.entry !== null) continue;
+      if (unit !== null) {
+        p = s.indexOf(unit, p);
+        if (p < 0) break;
+      } else if (p < n ? !this._entryOk(s, p) : this.entry !== null) continue;
       if (this._insideRun(s, pos, p)) continue;
       const caps = this._attempt(s, p, partial);
       if (caps !== null) return new Match(this, s, caps, false);
@@ -577,6 +720,7 @@ export class Regex {
     const hint = this.hint;
     if (hint.prefixes === undefined) {
       hint.prefixes = new Set();
+      hint.firsts = new Set(hint.triggers.map((trigger) => trigger.charCodeAt(0)));
       hint.longest = 0;
       for (const trigger of hint.triggers) {
         const chars = Array.from(trigger);
@@ -587,7 +731,9 @@ export class Regex {
     const n = s.length;
     let at = Math.max(start, n - hint.longest + 1);
     if (at > start && isLowSurrogateOfPair(s, at)) at += 1;
-    for (; at < n; at = nextIndex(s, at)) if (hint.prefixes.has(s.slice(at))) return at;
+    for (; at < n; at = nextIndex(s, at)) {
+      if (hint.firsts.has(s.charCodeAt(at)) && hint.prefixes.has(s.slice(at))) return at;
+    }
     return -1;
   }
 

@@ -36,9 +36,11 @@ function isInteger(number) {
   return Number.isFinite(number) && Number.isInteger(number);
 }
 
-class NoCast extends Error {}
+// What castOne returns when `raw` does not fit the type (no exception: a
+// string argument of a string parameter is the common case).
+const NO_CAST = Symbol("no cast");
 
-/** Cast `raw` to one JSON-schema type; throw NoCast (or ValueError) when it does not fit. */
+/** Cast `raw` to one JSON-schema type; NO_CAST (or a ValueError thrown) when it does not fit. */
 function castOne(raw, typeName_) {
   if (typeName_ === "integer") {
     // Python int(), else a whole float ("3.0", "1e3") [typing.integer, typing.integer.fails,
@@ -71,7 +73,7 @@ function castOne(raw, typeName_) {
     const decoded = loads(raw);
     if (typeName_ === "object" ? isDict(decoded) : Array.isArray(decoded)) return decoded;
   }
-  throw new NoCast();
+  return NO_CAST;
 }
 
 /**
@@ -81,12 +83,14 @@ function castOne(raw, typeName_) {
  */
 export function castArgument(raw, types) {
   for (const name of types) {
+    let value;
     try {
-      return castOne(raw, name);
+      value = castOne(raw, name);
     } catch (error) {
-      if (error instanceof NoCast || error instanceof ValueError) continue;
+      if (error instanceof ValueError) continue;
       throw error;
     }
+    if (value !== NO_CAST) return value;
   }
   return raw;
 }

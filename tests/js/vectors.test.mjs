@@ -1,6 +1,9 @@
 // Every conformance vector in compiler/conformance/vectors through the generated JavaScript
 // parsers (node --test). A case listed in compiler/conformance/failures/js.txt must fail;
-// the run fails when a listed case passes.
+// the run fails when a listed case passes. Then `parseResponse` on every one-chunk
+// case: the reference defines it as that one feed and finalize, so its message, or
+// its error's Python class, is the case's; it runs the runtime's whole-text path
+// (whole.mjs), not the streaming driver. Listed cases are skipped there.
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -43,3 +46,25 @@ test("every entry in compiler/conformance/failures/js.txt names existing cases",
   );
   assert.deepEqual(unknown, []);
 });
+
+function wholeOutcome(module, testCase) {
+  try {
+    return { message: module.parseResponse(testCase.chunks[0], { prefix: testCase.prefix, tools: testCase.tools ?? null }) };
+  } catch (error) {
+    return { error: error?.pythonType ?? `JavaScript:${error?.name}` };
+  }
+}
+
+for (const [name, cases] of vectorFiles()) {
+  const oneChunk = cases.filter((c) => c.chunks.length === 1 && listedReason(failures, c.id) === undefined);
+  if (oneChunk.length === 0) continue;
+  describe(`parseResponse ${name}`, () => {
+    for (const testCase of oneChunk) {
+      test(testCase.id, async () => {
+        const actual = wholeOutcome(await moduleFor(testCase.template), testCase);
+        const expected = testCase.error === null ? { message: testCase.message } : { error: testCase.error.type };
+        if (!same(actual, expected)) assert.deepEqual(actual, expected, `${testCase.id}: parseResponse differs from the reference`);
+      });
+    }
+  });
+}

@@ -64,7 +64,9 @@ RUNTIME_FILES = (
     "typing.mjs",
     "driver.mjs",
     "recover.mjs",
+    "whole.mjs",
     "regex.mjs",
+    "regex_parts.mjs",
     "pyjson.mjs",
     "unicode.mjs",
     "index.d.mts",
@@ -326,6 +328,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
             {
                 "key": -1 if state.region is None else state.region,
                 "watch": watch,
+                "tie_order": [watch[i] for i in state.tie_order],
                 "comment": comment,
                 "fast": fast,
                 "hold_lead": _hold_lead_code(program, state, sets),
@@ -348,6 +351,7 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
         "start_anchor": start_anchor,
         "context": program.context,
         "states": states,
+        "anchor_from_end": "true" if program.anchor_from_end else "false",
         "content_regexes": list(content_regexes.values()),
     }
     files = {
