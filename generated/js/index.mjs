@@ -7,34 +7,45 @@ import * as parser2 from "./command_a_reasoning.mjs";
 import * as parser3 from "./deepseek_r1.mjs";
 import * as parser4 from "./deepseek_v31.mjs";
 import * as parser5 from "./deepseek_v32.mjs";
-import * as parser6 from "./ernie45.mjs";
-import * as parser7 from "./functiongemma.mjs";
-import * as parser8 from "./gemma4.mjs";
-import * as parser9 from "./glm45.mjs";
-import * as parser10 from "./glm47.mjs";
-import * as parser11 from "./gpt_oss.mjs";
-import * as parser12 from "./granite.mjs";
-import * as parser13 from "./granite4.mjs";
-import * as parser14 from "./hermes2_pro.mjs";
-import * as parser15 from "./hunyuan.mjs";
-import * as parser16 from "./kimi_k2.mjs";
-import * as parser17 from "./kimi_k25.mjs";
-import * as parser18 from "./lfm2.mjs";
-import * as parser19 from "./llama3_json.mjs";
-import * as parser20 from "./llama4_pythonic.mjs";
-import * as parser21 from "./magistral.mjs";
-import * as parser22 from "./minimax_m1.mjs";
-import * as parser23 from "./minimax_m2.mjs";
-import * as parser24 from "./mistral.mjs";
-import * as parser25 from "./mistral_v3.mjs";
-import * as parser26 from "./nemotron3_nano.mjs";
-import * as parser27 from "./olmo3.mjs";
-import * as parser28 from "./phi4_mini.mjs";
-import * as parser29 from "./qwen3.mjs";
-import * as parser30 from "./qwen3_5.mjs";
-import * as parser31 from "./qwen3_coder.mjs";
-import * as parser32 from "./seed_oss.mjs";
-import * as parser33 from "./smollm3.mjs";
+import * as parser6 from "./deepseek_v4.mjs";
+import * as parser7 from "./ernie45.mjs";
+import * as parser8 from "./functiongemma.mjs";
+import * as parser9 from "./gemma4.mjs";
+import * as parser10 from "./gigachat3.mjs";
+import * as parser11 from "./glm45.mjs";
+import * as parser12 from "./glm47.mjs";
+import * as parser13 from "./gpt_oss.mjs";
+import * as parser14 from "./granite.mjs";
+import * as parser15 from "./granite4.mjs";
+import * as parser16 from "./granite_thinking.mjs";
+import * as parser17 from "./hermes2_pro.mjs";
+import * as parser18 from "./hunyuan.mjs";
+import * as parser19 from "./inkling.mjs";
+import * as parser20 from "./kimi_k2.mjs";
+import * as parser21 from "./kimi_k25.mjs";
+import * as parser22 from "./kimi_k3.mjs";
+import * as parser23 from "./lfm2.mjs";
+import * as parser24 from "./ling3.mjs";
+import * as parser25 from "./llama3_json.mjs";
+import * as parser26 from "./llama4_pythonic.mjs";
+import * as parser27 from "./llama_nemotron.mjs";
+import * as parser28 from "./magistral.mjs";
+import * as parser29 from "./mimo.mjs";
+import * as parser30 from "./minimax_m1.mjs";
+import * as parser31 from "./minimax_m2.mjs";
+import * as parser32 from "./minimax_m3.mjs";
+import * as parser33 from "./mistral.mjs";
+import * as parser34 from "./mistral_v3.mjs";
+import * as parser35 from "./nemotron3_nano.mjs";
+import * as parser36 from "./nemotron_nano_v2.mjs";
+import * as parser37 from "./olmo3.mjs";
+import * as parser38 from "./phi4_mini.mjs";
+import * as parser39 from "./qwen3.mjs";
+import * as parser40 from "./qwen3_5.mjs";
+import * as parser41 from "./qwen3_coder.mjs";
+import * as parser42 from "./seed_oss.mjs";
+import * as parser43 from "./smollm3.mjs";
+import * as parser44 from "./step3p5.mjs";
 
 export const PARSERS = {
   "apertus": parser0,
@@ -43,32 +54,43 @@ export const PARSERS = {
   "deepseek_r1": parser3,
   "deepseek_v31": parser4,
   "deepseek_v32": parser5,
-  "ernie45": parser6,
-  "functiongemma": parser7,
-  "gemma4": parser8,
-  "glm45": parser9,
-  "glm47": parser10,
-  "gpt_oss": parser11,
-  "granite": parser12,
-  "granite4": parser13,
-  "hermes2_pro": parser14,
-  "hunyuan": parser15,
-  "kimi_k2": parser16,
-  "kimi_k25": parser17,
-  "lfm2": parser18,
-  "llama3_json": parser19,
-  "llama4_pythonic": parser20,
-  "magistral": parser21,
-  "minimax_m1": parser22,
-  "minimax_m2": parser23,
-  "mistral": parser24,
-  "mistral_v3": parser25,
-  "nemotron3_nano": parser26,
-  "olmo3": parser27,
-  "phi4_mini": parser28,
-  "qwen3": parser29,
-  "qwen3_5": parser30,
-  "qwen3_coder": parser31,
-  "seed_oss": parser32,
-  "smollm3": parser33,
+  "deepseek_v4": parser6,
+  "ernie45": parser7,
+  "functiongemma": parser8,
+  "gemma4": parser9,
+  "gigachat3": parser10,
+  "glm45": parser11,
+  "glm47": parser12,
+  "gpt_oss": parser13,
+  "granite": parser14,
+  "granite4": parser15,
+  "granite_thinking": parser16,
+  "hermes2_pro": parser17,
+  "hunyuan": parser18,
+  "inkling": parser19,
+  "kimi_k2": parser20,
+  "kimi_k25": parser21,
+  "kimi_k3": parser22,
+  "lfm2": parser23,
+  "ling3": parser24,
+  "llama3_json": parser25,
+  "llama4_pythonic": parser26,
+  "llama_nemotron": parser27,
+  "magistral": parser28,
+  "mimo": parser29,
+  "minimax_m1": parser30,
+  "minimax_m2": parser31,
+  "minimax_m3": parser32,
+  "mistral": parser33,
+  "mistral_v3": parser34,
+  "nemotron3_nano": parser35,
+  "nemotron_nano_v2": parser36,
+  "olmo3": parser37,
+  "phi4_mini": parser38,
+  "qwen3": parser39,
+  "qwen3_5": parser40,
+  "qwen3_coder": parser41,
+  "seed_oss": parser42,
+  "smollm3": parser43,
+  "step3p5": parser44,
 };
