@@ -161,9 +161,16 @@ def generation(entry: dict, probe: dict) -> tuple[str, str]:
     rendered turn."""
     template = chat_template_text(entry["file"])
     kwargs = entry.get("kwargs", {})
-    conversation = CONVERSATION[1:] if entry.get("no_system") else CONVERSATION
+    conversation = CONVERSATION[1:] if entry.get("no_system") else list(CONVERSATION)
+    if entry.get("system_suffix"):
+        conversation[0] = {**conversation[0], "content": conversation[0]["content"] + entry["system_suffix"]}
+    # `followed`: the chat template renders a final assistant message as a
+    # prefill to continue, so the turn is rendered with a user message after it.
+    after = [{"role": "user", "content": "Thanks."}] if entry.get("followed") else []
     prompt = render(template, conversation, generation_prompt=True, kwargs=kwargs)
-    full = render(template, conversation + [assistant_message(probe, entry)], generation_prompt=False, kwargs=kwargs)
+    full = render(
+        template, conversation + [assistant_message(probe, entry)] + after, generation_prompt=False, kwargs=kwargs
+    )
     if full.startswith(prompt):
         text = full[len(prompt) :]
     else:
