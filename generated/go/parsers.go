@@ -7,6 +7,7 @@ import (
 	"github.com/response-template-compiler/response-template-compiler/runtime/go/conformance"
 
 	"github.com/response-template-compiler/response-template-compiler/generated/go/apertus"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/apriel"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/cohere_command"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/command_a_reasoning"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/deepseek_r1"
@@ -56,6 +57,7 @@ import (
 // All maps a template name to its package's New.
 var All = map[string]conformance.NewFunc{
 	"apertus":             apertus.New,
+	"apriel":              apriel.New,
 	"cohere_command":      cohere_command.New,
 	"command_a_reasoning": command_a_reasoning.New,
 	"deepseek_r1":         deepseek_r1.New,
