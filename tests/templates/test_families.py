@@ -37,6 +37,7 @@ NEWER_FAMILIES = [
     "inkling",
     "kimi_k3",
     "minimax_m3",
+    "apriel",
 ]
 
 # Formats that write one call per turn (GigaChat's chat template renders only the first call).
