@@ -282,7 +282,7 @@ def test_generated_strings_parse_into_valid_calls(name):
 # are read at character level, as llama.cpp reads GBNF, by the `lark`
 # package's Earley parser (slow: a sample of the walks), and the import is
 # asserted to lose some (the set stays exact).
-GBNF_IMPORT_GREEDY = {"deepseek_r1", "llama3_json", "phi4_mini"}
+GBNF_IMPORT_GREEDY = {"apriel", "deepseek_r1", "llama3_json", "phi4_mini"}
 GBNF_IMPORT_GREEDY_SAMPLES = {("deepseek_r1", "empty_tool_section")} | {
     # `<|tool_call|>` opens a list (`[`) or one call object (`{`): the import lexes the two apart greedily.
     ("phi4_mini", sample)
