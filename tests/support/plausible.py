@@ -107,7 +107,8 @@ def compositions(draw, groups: dict[str, list]):
     tools = next((tools for _, _, tools in chosen if tools), None)
     parts = []
     for body, _, _ in chosen:
-        parts.append(draw(st.sampled_from(["", "", "\n"] + WORDS)))
+        # Nothing may come before a piece that continues a call the prompt opened.
+        parts.append(draw(st.sampled_from(["", "", "\n"] + WORDS)) if most > 1 else "")
         parts.append(body)
     parts.append(draw(st.sampled_from(["", ""] + WORDS)))
     text = ""
