@@ -25,6 +25,7 @@ if DEEP:
         "PATTERN_EXAMPLES": "20000",  # runtime pattern search against the regex module (default 3000)
         "REGEX_EXAMPLES": "10000",  # regex automaton against the regex module (default 1400)
         "GRAMMAR_WALKS": "1000",  # random walks of every emitted grammar (default 150)
+        "PLAUSIBLE_EXAMPLES": "400",  # plausible outputs per bundled template (default 25)
     }.items():
         os.environ.setdefault(knob, value)
 

@@ -5,8 +5,8 @@ an installed vllm and executed as a package of their own. Only the generator of
 the recovery vectors needs it; running the committed vectors does not.
 
 Where it is looked for, in order: $RTC_VLLM (a vllm wheel, or a folder that
-holds `vllm/parser/chat_parsing/`), an installed vllm distribution, then
-wheels named vllm-0.33*.whl in the current folder and /tmp/vd (where
+holds `vllm/parser/chat_parsing/`), an installed vllm distribution, the
+plugin tests' `.venv-vllm` beside the checkout, then wheels named vllm-0.33*.whl in the current folder and /tmp/vd (where
 `pip download vllm==0.33.0 --no-deps -d /tmp/vd` puts one).
 """
 
@@ -50,6 +50,8 @@ def _candidates() -> list[Path]:
         out.append(Path(distribution("vllm").locate_file("")))
     except (ImportError, PackageNotFoundError):
         pass
+    # the plugin tests' environment (scripts/setup-vllm), beside the checkout
+    out.extend(sorted((Path(__file__).resolve().parents[2] / ".venv-vllm").glob("lib/python3*/site-packages")))
     for folder in (Path.cwd(), Path("/tmp/vd")):
         out.extend(sorted(folder.glob(WHEEL_GLOB)))
     return out

@@ -7,32 +7,43 @@ import (
 	"github.com/response-template-compiler/response-template-compiler/runtime/go/conformance"
 
 	"github.com/response-template-compiler/response-template-compiler/generated/go/apertus"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/apriel"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/cohere_command"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/command_a_reasoning"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/deepseek_r1"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/deepseek_v31"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/deepseek_v32"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/deepseek_v4"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/ernie45"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/functiongemma"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/gemma4"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/gigachat3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/glm45"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/glm47"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/gpt_oss"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/granite"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/granite4"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/granite_thinking"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/hermes2_pro"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/hunyuan"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/inkling"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/kimi_k2"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/kimi_k25"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/kimi_k3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/lfm2"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/ling3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/llama3_json"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/llama4_pythonic"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/llama_nemotron"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/magistral"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/mimo"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/minimax_m1"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/minimax_m2"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/minimax_m3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/mistral"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/mistral_v3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/nemotron3_nano"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/nemotron_nano_v2"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/olmo3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/phi4_mini"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/qwen3"
@@ -40,37 +51,49 @@ import (
 	"github.com/response-template-compiler/response-template-compiler/generated/go/qwen3_coder"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/seed_oss"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/smollm3"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/step3p5"
 )
 
 // All maps a template name to its package's New.
 var All = map[string]conformance.NewFunc{
 	"apertus":             apertus.New,
+	"apriel":              apriel.New,
 	"cohere_command":      cohere_command.New,
 	"command_a_reasoning": command_a_reasoning.New,
 	"deepseek_r1":         deepseek_r1.New,
 	"deepseek_v31":        deepseek_v31.New,
 	"deepseek_v32":        deepseek_v32.New,
+	"deepseek_v4":         deepseek_v4.New,
 	"ernie45":             ernie45.New,
 	"functiongemma":       functiongemma.New,
 	"gemma4":              gemma4.New,
+	"gigachat3":           gigachat3.New,
 	"glm45":               glm45.New,
 	"glm47":               glm47.New,
 	"gpt_oss":             gpt_oss.New,
 	"granite":             granite.New,
 	"granite4":            granite4.New,
+	"granite_thinking":    granite_thinking.New,
 	"hermes2_pro":         hermes2_pro.New,
 	"hunyuan":             hunyuan.New,
+	"inkling":             inkling.New,
 	"kimi_k2":             kimi_k2.New,
 	"kimi_k25":            kimi_k25.New,
+	"kimi_k3":             kimi_k3.New,
 	"lfm2":                lfm2.New,
+	"ling3":               ling3.New,
 	"llama3_json":         llama3_json.New,
 	"llama4_pythonic":     llama4_pythonic.New,
+	"llama_nemotron":      llama_nemotron.New,
 	"magistral":           magistral.New,
+	"mimo":                mimo.New,
 	"minimax_m1":          minimax_m1.New,
 	"minimax_m2":          minimax_m2.New,
+	"minimax_m3":          minimax_m3.New,
 	"mistral":             mistral.New,
 	"mistral_v3":          mistral_v3.New,
 	"nemotron3_nano":      nemotron3_nano.New,
+	"nemotron_nano_v2":    nemotron_nano_v2.New,
 	"olmo3":               olmo3.New,
 	"phi4_mini":           phi4_mini.New,
 	"qwen3":               qwen3.New,
@@ -78,4 +101,5 @@ var All = map[string]conformance.NewFunc{
 	"qwen3_coder":         qwen3_coder.New,
 	"seed_oss":            seed_oss.New,
 	"smollm3":             smollm3.New,
+	"step3p5":             step3p5.New,
 }

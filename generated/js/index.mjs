@@ -2,73 +2,97 @@
 // Every generated parser module in this folder, by template name.
 
 import * as parser0 from "./apertus.mjs";
-import * as parser1 from "./cohere_command.mjs";
-import * as parser2 from "./command_a_reasoning.mjs";
-import * as parser3 from "./deepseek_r1.mjs";
-import * as parser4 from "./deepseek_v31.mjs";
-import * as parser5 from "./deepseek_v32.mjs";
-import * as parser6 from "./ernie45.mjs";
-import * as parser7 from "./functiongemma.mjs";
-import * as parser8 from "./gemma4.mjs";
-import * as parser9 from "./glm45.mjs";
-import * as parser10 from "./glm47.mjs";
-import * as parser11 from "./gpt_oss.mjs";
-import * as parser12 from "./granite.mjs";
-import * as parser13 from "./granite4.mjs";
-import * as parser14 from "./hermes2_pro.mjs";
-import * as parser15 from "./hunyuan.mjs";
-import * as parser16 from "./kimi_k2.mjs";
-import * as parser17 from "./kimi_k25.mjs";
-import * as parser18 from "./lfm2.mjs";
-import * as parser19 from "./llama3_json.mjs";
-import * as parser20 from "./llama4_pythonic.mjs";
-import * as parser21 from "./magistral.mjs";
-import * as parser22 from "./minimax_m1.mjs";
-import * as parser23 from "./minimax_m2.mjs";
-import * as parser24 from "./mistral.mjs";
-import * as parser25 from "./mistral_v3.mjs";
-import * as parser26 from "./nemotron3_nano.mjs";
-import * as parser27 from "./olmo3.mjs";
-import * as parser28 from "./phi4_mini.mjs";
-import * as parser29 from "./qwen3.mjs";
-import * as parser30 from "./qwen3_5.mjs";
-import * as parser31 from "./qwen3_coder.mjs";
-import * as parser32 from "./seed_oss.mjs";
-import * as parser33 from "./smollm3.mjs";
+import * as parser1 from "./apriel.mjs";
+import * as parser2 from "./cohere_command.mjs";
+import * as parser3 from "./command_a_reasoning.mjs";
+import * as parser4 from "./deepseek_r1.mjs";
+import * as parser5 from "./deepseek_v31.mjs";
+import * as parser6 from "./deepseek_v32.mjs";
+import * as parser7 from "./deepseek_v4.mjs";
+import * as parser8 from "./ernie45.mjs";
+import * as parser9 from "./functiongemma.mjs";
+import * as parser10 from "./gemma4.mjs";
+import * as parser11 from "./gigachat3.mjs";
+import * as parser12 from "./glm45.mjs";
+import * as parser13 from "./glm47.mjs";
+import * as parser14 from "./gpt_oss.mjs";
+import * as parser15 from "./granite.mjs";
+import * as parser16 from "./granite4.mjs";
+import * as parser17 from "./granite_thinking.mjs";
+import * as parser18 from "./hermes2_pro.mjs";
+import * as parser19 from "./hunyuan.mjs";
+import * as parser20 from "./inkling.mjs";
+import * as parser21 from "./kimi_k2.mjs";
+import * as parser22 from "./kimi_k25.mjs";
+import * as parser23 from "./kimi_k3.mjs";
+import * as parser24 from "./lfm2.mjs";
+import * as parser25 from "./ling3.mjs";
+import * as parser26 from "./llama3_json.mjs";
+import * as parser27 from "./llama4_pythonic.mjs";
+import * as parser28 from "./llama_nemotron.mjs";
+import * as parser29 from "./magistral.mjs";
+import * as parser30 from "./mimo.mjs";
+import * as parser31 from "./minimax_m1.mjs";
+import * as parser32 from "./minimax_m2.mjs";
+import * as parser33 from "./minimax_m3.mjs";
+import * as parser34 from "./mistral.mjs";
+import * as parser35 from "./mistral_v3.mjs";
+import * as parser36 from "./nemotron3_nano.mjs";
+import * as parser37 from "./nemotron_nano_v2.mjs";
+import * as parser38 from "./olmo3.mjs";
+import * as parser39 from "./phi4_mini.mjs";
+import * as parser40 from "./qwen3.mjs";
+import * as parser41 from "./qwen3_5.mjs";
+import * as parser42 from "./qwen3_coder.mjs";
+import * as parser43 from "./seed_oss.mjs";
+import * as parser44 from "./smollm3.mjs";
+import * as parser45 from "./step3p5.mjs";
 
 export const PARSERS = {
   "apertus": parser0,
-  "cohere_command": parser1,
-  "command_a_reasoning": parser2,
-  "deepseek_r1": parser3,
-  "deepseek_v31": parser4,
-  "deepseek_v32": parser5,
-  "ernie45": parser6,
-  "functiongemma": parser7,
-  "gemma4": parser8,
-  "glm45": parser9,
-  "glm47": parser10,
-  "gpt_oss": parser11,
-  "granite": parser12,
-  "granite4": parser13,
-  "hermes2_pro": parser14,
-  "hunyuan": parser15,
-  "kimi_k2": parser16,
-  "kimi_k25": parser17,
-  "lfm2": parser18,
-  "llama3_json": parser19,
-  "llama4_pythonic": parser20,
-  "magistral": parser21,
-  "minimax_m1": parser22,
-  "minimax_m2": parser23,
-  "mistral": parser24,
-  "mistral_v3": parser25,
-  "nemotron3_nano": parser26,
-  "olmo3": parser27,
-  "phi4_mini": parser28,
-  "qwen3": parser29,
-  "qwen3_5": parser30,
-  "qwen3_coder": parser31,
-  "seed_oss": parser32,
-  "smollm3": parser33,
+  "apriel": parser1,
+  "cohere_command": parser2,
+  "command_a_reasoning": parser3,
+  "deepseek_r1": parser4,
+  "deepseek_v31": parser5,
+  "deepseek_v32": parser6,
+  "deepseek_v4": parser7,
+  "ernie45": parser8,
+  "functiongemma": parser9,
+  "gemma4": parser10,
+  "gigachat3": parser11,
+  "glm45": parser12,
+  "glm47": parser13,
+  "gpt_oss": parser14,
+  "granite": parser15,
+  "granite4": parser16,
+  "granite_thinking": parser17,
+  "hermes2_pro": parser18,
+  "hunyuan": parser19,
+  "inkling": parser20,
+  "kimi_k2": parser21,
+  "kimi_k25": parser22,
+  "kimi_k3": parser23,
+  "lfm2": parser24,
+  "ling3": parser25,
+  "llama3_json": parser26,
+  "llama4_pythonic": parser27,
+  "llama_nemotron": parser28,
+  "magistral": parser29,
+  "mimo": parser30,
+  "minimax_m1": parser31,
+  "minimax_m2": parser32,
+  "minimax_m3": parser33,
+  "mistral": parser34,
+  "mistral_v3": parser35,
+  "nemotron3_nano": parser36,
+  "nemotron_nano_v2": parser37,
+  "olmo3": parser38,
+  "phi4_mini": parser39,
+  "qwen3": parser40,
+  "qwen3_5": parser41,
+  "qwen3_coder": parser42,
+  "seed_oss": parser43,
+  "smollm3": parser44,
+  "step3p5": parser45,
 };

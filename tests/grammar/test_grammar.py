@@ -59,33 +59,65 @@ STRICTER = {
     ("cohere_command", "text_before_and_after_calls"): "call objects carry only tool_name and parameters",
     ("cohere_command", "call_inside_unclosed_reasoning"): "call objects carry only tool_name and parameters",
     ("llama3_json", "text_before_between_after_calls"): "content text never contains '{' (a call may open on it)",
-    ("llama4_pythonic", "plain_answer"): "content text never contains '[' or ',' (a call list or a later call may open on them)",
-    ("llama4_pythonic", "plain_answer_with_code_calls"): "content text never contains '[' or ',' (a call list or a later call may open on them)",
-    ("llama4_pythonic", "text_before_list_is_content"): "content text never contains '[' or ',' (a call list or a later call may open on them)",
+    (
+        "llama4_pythonic",
+        "plain_answer",
+    ): "content text never contains '[' or ',' (a call list or a later call may open on them)",
+    (
+        "llama4_pythonic",
+        "plain_answer_with_code_calls",
+    ): "content text never contains '[' or ',' (a call list or a later call may open on them)",
+    (
+        "llama4_pythonic",
+        "text_before_list_is_content",
+    ): "content text never contains '[' or ',' (a call list or a later call may open on them)",
     ("olmo3", "empty_function_calls_block"): "content text never contains a newline (a later call may open on one)",
     ("olmo3", "code_in_answer_is_content"): "content text never contains a newline (a later call may open on one)",
-    ("phi4_mini", "functools_variant"): "content text never contains 'functools'",
 }
+# Kimi K3 has no implicit field: the message closer after the response channel
+# (`<|close|>message<|sep|>`) is dropped by the parser and not in the grammar.
+STRICTER.update(
+    {
+        ("kimi_k3", sample): "text outside a channel (the message closer) is not in the grammar"
+        for sample in (
+            "thinking_then_response",
+            "instruct_response",
+            "response_opened_by_prompt",
+            "markup_in_response",
+            "end_of_msg_token",
+        )
+    }
+)
 # Outputs cut off inside a delimiter: the parser reads the piece as text;
 # the grammar does not let the model stop there (only a length limit cuts an
 # output there). Asserted rejected in Lark.
 CUT_INSIDE_DELIMITER = "the output stops inside a delimiter"
-STRICTER.update({
-    (name, sample): CUT_INSIDE_DELIMITER
-    for name, sample in [
-        ("deepseek_r1", "cut_off_inside_call_open"), ("deepseek_v31", "cut_off_inside_call_open"),
-        ("deepseek_v32", "cut_off_in_invoke_open"), ("gpt_oss", "cut_off_inside_call_open"),
-        ("kimi_k2", "cut_off_inside_call_open"), ("kimi_k25", "cut_off_in_call_header"),
-        ("kimi_k25", "cut_off_in_section_begin"), ("magistral", "cut_off_in_call_header"),
-        ("qwen3_coder", "cut_off_in_function_open"), ("llama4_pythonic", "cut_off_in_call_name"),
-        ("olmo3", "cut_off_in_block_open"),
-    ]
-})
+STRICTER.update(
+    {
+        (name, sample): CUT_INSIDE_DELIMITER
+        for name, sample in [
+            ("deepseek_r1", "cut_off_inside_call_open"),
+            ("deepseek_v31", "cut_off_inside_call_open"),
+            ("deepseek_v32", "cut_off_in_invoke_open"),
+            ("gpt_oss", "cut_off_inside_call_open"),
+            ("kimi_k2", "cut_off_inside_call_open"),
+            ("kimi_k25", "cut_off_in_call_header"),
+            ("kimi_k25", "cut_off_in_section_begin"),
+            ("magistral", "cut_off_in_call_header"),
+            ("qwen3_coder", "cut_off_in_function_open"),
+            ("llama4_pythonic", "cut_off_in_call_name"),
+            ("olmo3", "cut_off_in_block_open"),
+            ("deepseek_v4", "cut_off_in_invoke_open"),
+            ("inkling", "cut_off_in_block_marker"),
+            ("kimi_k3", "cut_off_in_think_close"),
+        ]
+    }
+)
 
 
 # Known gaps, each an expected failure that turns into a test failure once
 # fixed (strict); docs/grammar.md, "Known gaps", says why.
-KNOWN_GAPS: set[str] = set()
+KNOWN_GAPS: set[str] = {"test_generated_strings_parse_into_valid_calls[inkling]"}
 
 
 @pytest.fixture(autouse=True)
@@ -125,7 +157,7 @@ def gbnf_checkable(name) -> bool:
 # have many optional parts: llguidance's GBNF import lexes the shared rules of
 # their variants greedily and loses the alternatives (llama.cpp reads them
 # character by character).
-GBNF_LEXED_WRONG = {"gpt_oss"}
+GBNF_LEXED_WRONG = {"gpt_oss", "inkling", "kimi_k3"}
 
 
 def sample_cases():
@@ -147,7 +179,9 @@ def module(name):
 def raw_calls_valid(name, sample) -> bool:
     """The sample's calls name its tools and their raw arguments validate
     (a grammar writes typed JSON, not strings the parser casts later)."""
-    tools = {t.get("function", t)["name"]: t.get("function", t).get("parameters", {}) for t in sample.get("tools") or []}
+    tools = {
+        t.get("function", t)["name"]: t.get("function", t).get("parameters", {}) for t in sample.get("tools") or []
+    }
     try:
         message = module(name).parse_response(sample["output"], prefix=sample["prefix"])
     except Exception:
@@ -168,7 +202,10 @@ SAMPLES = [(n, s) for n, s in sample_cases() if raw_calls_valid(n, s) and "closi
 
 @lru_cache(maxsize=None)
 def compiled(name, fmt, tools_json, prefix="", tool_choice="auto", parallel=True):
-    return to_llguidance(grammar(name, json.loads(tools_json), format=fmt, prefix=prefix, tool_choice=tool_choice, parallel=parallel), fmt)
+    return to_llguidance(
+        grammar(name, json.loads(tools_json), format=fmt, prefix=prefix, tool_choice=tool_choice, parallel=parallel),
+        fmt,
+    )
 
 
 @pytest.mark.parametrize("fmt", ["lark", "gbnf"])
@@ -201,7 +238,9 @@ def test_samples_are_accepted(name, sample, fmt):
 
         text = grammar(name, sample.get("tools") or [], format="gbnf", prefix=sample["prefix"])
         assert char_level_accepts(char_level_parser(text), sample["output"])
-        assert not accepts(grm, sample["output"]), "llguidance's GBNF import accepts it now: drop it from GBNF_IMPORT_GREEDY_SAMPLES"
+        assert not accepts(
+            grm, sample["output"]
+        ), "llguidance's GBNF import accepts it now: drop it from GBNF_IMPORT_GREEDY_SAMPLES"
         return
     assert accepts(grm, sample["output"]) is expected, STRICTER.get((name, sample["id"]), "should be accepted")
 
@@ -243,8 +282,18 @@ def test_generated_strings_parse_into_valid_calls(name):
 # are read at character level, as llama.cpp reads GBNF, by the `lark`
 # package's Earley parser (slow: a sample of the walks), and the import is
 # asserted to lose some (the set stays exact).
-GBNF_IMPORT_GREEDY = {"deepseek_r1", "llama3_json"}
-GBNF_IMPORT_GREEDY_SAMPLES = {("deepseek_r1", "empty_tool_section")}
+GBNF_IMPORT_GREEDY = {"apriel", "deepseek_r1", "llama3_json", "phi4_mini"}
+GBNF_IMPORT_GREEDY_SAMPLES = {("deepseek_r1", "empty_tool_section")} | {
+    # `<|tool_call|>` opens a list (`[`) or one call object (`{`): the import lexes the two apart greedily.
+    ("phi4_mini", sample)
+    for sample in (
+        "text_before_and_after_calls",
+        "call_inside_unclosed_reasoning",
+        "parallel_calls_multiline",
+        "empty_arguments",
+        "content_then_call_trailing_whitespace",
+    )
+}
 CHAR_LEVEL_WALKS = 25
 
 
@@ -268,7 +317,9 @@ def test_generated_strings_in_gbnf(name):
         parser = char_level_parser(grammar(name, TOOLS, format="gbnf", tool_choice=choice))
         for text in texts[:CHAR_LEVEL_WALKS]:
             assert char_level_accepts(parser, text), text
-    assert name not in GBNF_IMPORT_GREEDY or lost, "llguidance's GBNF import no longer loses walks: drop it from GBNF_IMPORT_GREEDY"
+    assert (
+        name not in GBNF_IMPORT_GREEDY or lost
+    ), "llguidance's GBNF import no longer loses walks: drop it from GBNF_IMPORT_GREEDY"
 
 
 QWEN3_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}\n</tool_call><|im_end|>'
@@ -341,7 +392,9 @@ def test_options():
     only_time = compiled("qwen3", "lark", json.dumps(TOOLS), tool_choice="get_time")
     assert not accepts(only_time, QWEN3_CALL)
     # A prompt that opens <think>: the output starts inside the reasoning.
-    opened = to_llguidance(grammar("qwen3", TOOLS, prefix="<|im_start|>assistant\n<think>\n", tool_choice="required"), "lark")
+    opened = to_llguidance(
+        grammar("qwen3", TOOLS, prefix="<|im_start|>assistant\n<think>\n", tool_choice="required"), "lark"
+    )
     # The reasoning also ends at a call (the close looks ahead at `<tool_call>`).
     assert accepts(opened, "hmm</think>" + QWEN3_CALL) and accepts(opened, "hmm" + QWEN3_CALL)
     assert not accepts(opened, "hmm</think>Hello.<|im_end|>")
@@ -369,7 +422,15 @@ def test_prefilled_call():
 def test_errors_name_the_path():
     with pytest.raises(GrammarError, match=r"fields\.tool_calls\.content"):
         grammar("qwen3_5", TOOLS, format="structural-tag")
-    bad = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "string", "pattern": "a+"}}}}}]
+    bad = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "parameters": {"type": "object", "properties": {"x": {"type": "string", "pattern": "a+"}}},
+            },
+        }
+    ]
     with pytest.raises(GrammarError, match=r"tools\[0\]\.function\.parameters\.properties\.x\.pattern"):
         grammar("qwen3", bad, format="gbnf")
     with pytest.raises(GrammarError, match="tool_choice"):
@@ -418,7 +479,9 @@ def test_golden(name, fmt):
 def test_cli(tmp_path):
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps([GET_WEATHER]), encoding="utf-8")
-    run = lambda *a: subprocess.run([sys.executable, "-m", "compiler", "grammar", *a], capture_output=True, text=True, cwd=ROOT)
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "compiler", "grammar", *a], capture_output=True, text=True, cwd=ROOT
+    )
     ok = run("qwen3", "--tools", str(tools), "--format", "gbnf", "-o", str(tmp_path / "g.gbnf"))
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "g.gbnf").read_text(encoding="utf-8") == grammar("qwen3", [GET_WEATHER], format="gbnf")
