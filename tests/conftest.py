@@ -100,6 +100,24 @@ def compiled():
 KNOWN_FAILURES = Path(__file__).resolve().parent / "known_failures.txt"
 
 
+@pytest.fixture
+def render_with():
+    """A chat-template renderer factory whose workers are stopped after the test
+    (tests/infer; kept here so that no second module is named `conftest`)."""
+    from compiler.infer import Renderer
+
+    made = []
+
+    def make(chat_template, **kwargs):
+        renderer = Renderer(chat_template, **kwargs)
+        made.append(renderer)
+        return renderer
+
+    yield make
+    for renderer in made:
+        renderer.close()
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests listed in tests/known_failures.txt are open work: expected to fail, strictly."""
     from compiler.conformance.vectors import read_failure_list

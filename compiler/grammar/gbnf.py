@@ -26,13 +26,38 @@ def _esc(code: int, in_class: bool) -> str:
     return char
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def unambiguous(escaped: str) -> str:
+    """No hex digit right after a `\\xHH` or `\\uHHHH` escape: xgrammar's
+    EBNF reader takes every hex digit that follows (`\\x5Ba` is U+05BA, not
+    `[a`), llama.cpp exactly two or four; such a digit is escaped too."""
+    out, i, after_hex = [], 0, False
+    while i < len(escaped):
+        if escaped[i] == "\\":
+            width = {"x": 4, "u": 6}.get(escaped[i + 1], 2)
+            out.append(escaped[i : i + width])
+            after_hex = width > 2
+            i += width
+            continue
+        char = escaped[i]
+        if after_hex and char in _HEX:
+            out.append(f"\\x{ord(char):02X}")
+        else:
+            out.append(char)
+            after_hex = False
+        i += 1
+    return "".join(out)
+
+
 def lit(text: str) -> str:
-    return '"' + "".join(_esc(ord(c), False) for c in text) + '"'
+    return '"' + unambiguous("".join(_esc(ord(c), False) for c in text)) + '"'
 
 
 def cls(chars: CharSet) -> str:
     negated, body = class_body(chars, lambda code: _esc(code, True))
-    return f"[{'^' if negated else ''}{body}]"
+    return f"[{'^' if negated else ''}{unambiguous(body)}]"
 
 
 class GbnfPrinter:

@@ -495,6 +495,8 @@ export class Regex {
   // ends of `literal` are tried (nearest first); when none is left, partial
   // mode makes the attempt a partial match (compiler/regex/lookbehind_partial.py).
   _giveBack(positions, count, min, literal, k) {
+    // Fewer characters than the minimum: no match from here at all.
+    if (count < min) return false;
     if (k(positions[count])) return true;
     if (count === min) return false;
     const s = this._ctx.s;

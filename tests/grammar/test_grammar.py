@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from functools import lru_cache
@@ -521,3 +522,18 @@ def test_every_rule_is_defined_once(name):
             continue
         names = [line.split("::=")[0].strip() for line in text.splitlines() if "::=" in line and not line.startswith("#")]
         assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "templates_src").glob("*.json")))
+def test_no_hex_digit_follows_a_hex_escape(name):
+    """xgrammar reads every hex digit after `\\x` (`[^<\\x5Ba]` would be
+    `[^<\\u05BA]`, and minimax_m2's single-call grammar then accepts two
+    calls); llama.cpp reads two. A grammar is only read the same by both
+    when no hex digit follows an escape."""
+    for fmt in ("gbnf", "ebnf"):
+        try:
+            text = grammar(name, _sample_tools(name), format=fmt)
+        except GrammarError:
+            continue
+        ambiguous = [m.group(0) for m in re.finditer(r"\\\\|\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})(.?)", text) if m.group(1) and m.group(1) in "0123456789abcdefABCDEF"]
+        assert ambiguous == []

@@ -419,11 +419,10 @@ def test_many_arguments_in_any_order():
 
 
 def test_text_between_sections():
-    """Text after a call's section and another section: MiniMax M2's sample
-    (the section close is the implicit field's close, then free text), and
-    a qwen3_5-style close that looks ahead at free text then a block, once
-    its look-behind does not bound the whitespace the grammar lets a body
-    end in (qwen3_5's own `\\s{0,8}` keeps such outputs out: asserted)."""
+    """Text after a call's section and another section: a qwen3_5-style call
+    close that looks ahead at free text then a block (qwen3_5 and seed_oss
+    end a call before following text); the grammar takes the sample, and
+    every output it generates parses to the calls it wrote."""
     from compiler.frontend.source import read
 
     root = Path(__file__).resolve().parents[2]
@@ -437,9 +436,6 @@ def test_text_between_sections():
         )
         tools = sample["tools"]
         template = read(name).template
-        bounded = to_llguidance(grammar(template, tools, format="lark", prefix=sample["prefix"]), "lark")
-        assert not accepts(bounded, sample["output"])  # `\s{0,8}`: 9 spaces there and the parser reads on
-        template = json.loads(json.dumps(template).replace("\\\\s{0,8}", "\\\\s*"))
         module = compile_template(template)
         message = module.parse_response(sample["output"], prefix=sample["prefix"], tools=tools)
         assert len(message["tool_calls"]) == 2

@@ -74,7 +74,7 @@ def _patterns():
     lazy = random.Random(37)  # lazy repeats anywhere (compiler/regex/lazy_partial.py)
     out += [to_source(random_pattern(lazy, 3, lazy=True)) for _ in range(250)]
     out += sorted(CORPUS)
-    delimiters = {}
+    delimiters = {source: None for source in _give_back_patterns()}
     for shape in SHAPES:
         try:
             program = to_program(sources.from_dict(shape.template, shape.name))
@@ -85,6 +85,20 @@ def _patterns():
                 if isinstance(delim, RegexDelimiter) and (delim.pattern not in delimiters or delim.hint is not None):
                     delimiters[delim.pattern] = delim.hint
     return out, delimiters
+
+
+def _give_back_patterns():
+    """Look-behinds ending in a one-character repeat with a literal left of it
+    (the matcher's give-back path), with minimums the text may not reach:
+    `(?<=a\\s+)b` must not match "ab"."""
+    out = []
+    for literal in ("a", "</x>", "ab"):
+        for char in (r"\s", "[ \n]", "."):
+            for low, high in ((1, ""), (2, ""), (2, "2"), (1, "3"), (3, "5")):
+                repeat = f"{char}{{{low},{high}}}" if high != str(low) else f"{char}{{{low}}}"
+                out.append(f"(?<={literal}{repeat})b")
+                out.append(f"b(?<={literal}{repeat})")
+    return out
 
 
 def _fragment_text(rng, pattern):
