@@ -32,6 +32,7 @@ from vllm.reasoning.abs_reasoning_parsers import ReasoningParser
 from vllm.renderers.chat_utils import make_tool_call_id
 from vllm.sampling_params import StructuredOutputsParams
 
+from runtime.core import last_anchor_end
 from runtime.openai import OpenAIStreamAdapter, to_openai_message
 
 from ...grammar import GrammarError
@@ -394,9 +395,15 @@ def _with_recovery(adapter, module, prefix, tools):
 
     class _Recovering:
         def __init__(self, prefix, *, tools=None):
-            self._parser = original(prefix, tools=tools, recover=True)
+            # The prompt's text after its start anchor is fed as the first chunk:
+            # given as the prefix, recovery mode (as vLLM's interpreter) would drop
+            # from later chunks the part of it held back as a possible delimiter,
+            # and the stream would then miss text its message has.
+            end = last_anchor_end(original.START_ANCHOR, prefix)
+            self._parser = original("" if end is None else prefix[:end], tools=tools, recover=True)
             self.tables = original
-            self.initial_events = _closed(self._parser.initial_events)
+            tail = prefix if end is None else prefix[end:]
+            self.initial_events = _closed(self._parser.initial_events + self._parser.feed(tail))
 
         def feed(self, text):
             return _closed(self._parser.feed(text))
