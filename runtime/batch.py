@@ -77,8 +77,8 @@ def error_detail(error: BaseException) -> str:
     return str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+# json.dumps(value, ensure_ascii=False), without building an encoder per call.
+_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _text(value: Any):

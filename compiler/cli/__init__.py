@@ -10,8 +10,6 @@ from pathlib import Path
 from ..version import __version__
 from ..frontend import source as sources
 from ..errors import TemplateError
-from ..ir import format_program
-from ..pipeline import python_source, to_program
 from ..resources import GENERATED_DIR
 
 DEFAULT_OUT = GENERATED_DIR / "python"
@@ -185,6 +183,7 @@ def _build(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from ..diagnostics.lint import lint
+    from ..pipeline import to_program
 
     specs = args.templates or [str(path) for path in sources.bundled()]
     status = hazards = notes = 0
@@ -213,21 +212,26 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _ir(args: argparse.Namespace) -> int:
+    from ..pipeline import to_program
+
     try:
         program = to_program(sources.read(args.template))
     except TemplateError as error:
         print(error, file=sys.stderr)
         return 2
+    from ..ir import format_program
+
     sys.stdout.write(format_program(program))
     return 0
 
 
 def _parse(args: argparse.Namespace) -> int:
-    from ..pipeline import compile_template
+    # The disk cache of the transformers drop-in: a template parsed again is not compiled again.
+    from ..integrations.transformers import load_compiled
 
     try:
         source = sources.read(args.template)
-        module = compile_template(source.template, name=source.name)
+        module = load_compiled(source.template)
     except TemplateError as error:
         print(error, file=sys.stderr)
         return 2

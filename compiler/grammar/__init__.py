@@ -10,6 +10,8 @@ compiled from: `grammar(template, tools, format=...)`.
 from __future__ import annotations
 
 import json
+import sys
+import types
 
 from .build import REASONING, TOOL_CHOICES, Builder, Options, normalize_tools
 from .model import GrammarError
@@ -76,3 +78,15 @@ def grammar(template, tools=None, *, format="lark", prefix="", tool_choice="auto
     return grammar_for_source(
         source, tools, format=format, prefix=prefix, tool_choice=tool_choice, parallel=parallel, reasoning=reasoning
     )
+
+
+class _CallableModule(types.ModuleType):
+    """`compiler.grammar(...)` is the documented call, and `compiler.grammar` is
+    also this package: once the package is imported, Python binds the name to
+    it, so the package calls `grammar` when called."""
+
+    def __call__(self, *args, **kwargs):
+        return grammar(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
