@@ -195,10 +195,19 @@ def test_error_sample_raises_what_the_parser_raises(item):
 # --------------------------------------------------------------------------
 
 
+# Templates whose calls' arguments the adapter sends whole, at the call's
+# close (still exact), and why; the test fails when one starts to stream.
+ARGUMENTS_COME_WHOLE = {
+    "deepseek_v4": "its outer tag pattern reads the key before the value (`^(?P<key>invoke)...(?P<value>...)`); "
+    "xml-inline arguments stream only under a leading `(?P<value>.*)`",
+}
+
+
 @pytest.mark.parametrize("name", STREAMING_TEMPLATES)
 def test_arguments_arrive_in_pieces(name):
     """Fed token by token, some realistic sample of every json / xml-inline
-    template sends a call's arguments in more pieces than "{" and the rest."""
+    template sends a call's arguments in more pieces than "{" and the rest
+    (except those listed in ARGUMENTS_COME_WHOLE, which send them in one)."""
     best = 0
     for sample in load_samples(name):
         if "expected_error" in sample:
@@ -208,6 +217,9 @@ def test_arguments_arrive_in_pieces(name):
         status, chunks, _ = run_adapter(load_generated(name), sample["prefix"], pieces, sample.get("tools"))
         if status == "ok":
             best = max([best] + [len(parts) for parts in argument_pieces(chunks).values()])
+    if name in ARGUMENTS_COME_WHOLE:
+        assert best == 1, f"{name} streams its arguments now: drop it from ARGUMENTS_COME_WHOLE"
+        return
     assert best >= 3, f"{name}: arguments did not stream"
 
 
