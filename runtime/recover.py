@@ -31,7 +31,9 @@ What the message holds for a malformed region (`malformed=`):
 
 from copy import deepcopy
 
-from runtime.core import OPEN, Pattern, last_anchor_end, run_parse_response, tool_parameters, type_tool_calls
+from runtime.delimiters import Pattern, last_anchor_end
+from runtime.values import OPEN, tool_parameters, type_tool_calls
+from runtime.whole import run_parse_response
 
 MALFORMED_MODES = ("drop", "content")
 RECOVERED_ERRORS = (KeyError, TypeError, ValueError)  # what vLLM's interpreter turns into region_malformed

@@ -18,14 +18,9 @@ compiler as the order of its searches. This module holds the loop they
 share: route the text before a match, open or close, store the values.
 """
 
-from runtime.core import (
-    _ATOMS,
-    CLOSE,
-    Literals,
-    close_region,
-    regex_module,
-)
-
+from runtime.delimiters import Literals
+from runtime.scanner import SETTLE_LIMIT
+from runtime.values import _ATOMS, CLOSE, close_region, regex_module
 
 _PARTIAL = {}  # delimiter -> (compiled regex, grows at the edge) for the tail's partial search
 
@@ -118,3 +113,49 @@ def tail_state(parser_class, tail, output, params):
         stored = {key: value for key, value in output.items() if key not in before or before[key] is not value}
         _TAILS[key] = (state, pos, tuple(pieces), dict(captures), opened, stored)
     return state, pos, pieces, captures, opened
+
+
+WHOLE_LIMIT = 32768  # texts up to this long go to the module's whole-text parse (runtime/whole.py)
+
+
+def run_parse_response(parser_class, text, prefix, tools, whole=None):
+    """`parse_response` for one text or a batch (list of texts, with one
+    prefix for all or one per text). A text up to WHOLE_LIMIT characters
+    goes to `whole` (the generated module's search of the whole text);
+    a longer one to the streaming machine's whole-text path."""
+    if prefix is None:
+        parser_class(None)  # raises the missing-prefix ValueError
+    if isinstance(text, str):
+        texts, batched = [text], False
+    elif isinstance(text, (list, tuple)):
+        texts, batched = list(text), True
+    else:
+        raise TypeError(f"parse_response expects a str or a list of str, got {type(text).__name__}")
+    if isinstance(prefix, str):
+        prefixes = [prefix] * len(texts)
+    elif isinstance(prefix, (list, tuple)):
+        if not prefix:
+            prefixes = [""] * len(texts)
+        elif len(prefix) != len(texts):
+            raise ValueError(
+                f"Got {len(texts)} response(s) but {len(prefix)} prefix(es); `prefix` must be one string "
+                "(used for every response) or one per response."
+            )
+        else:
+            prefixes = list(prefix)
+    else:
+        raise TypeError(f"prefix must be a str or a list of str, got {type(prefix).__name__}")
+    messages = []
+    for one_text, one_prefix in zip(texts, prefixes):
+        if whole is not None and type(one_text) is str and type(one_prefix) is str and len(one_text) <= WHOLE_LIMIT:
+            messages.append(whole(one_text, one_prefix, tools))
+            continue
+        parser = parser_class(one_prefix, tools=tools)
+        if len(one_text) > SETTLE_LIMIT and isinstance(one_text, str):
+            # A whole text is no token: straight to the search, without the
+            # common path's table lookup (which would hash all of it).
+            parser._feed_whole(one_text)
+        else:
+            parser.feed(one_text)
+        messages.append(parser.finalize()[0])
+    return messages if batched else messages[0]
