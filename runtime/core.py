@@ -3,6 +3,7 @@
 The runtime is split by concern (docs/runtime.md describes the design):
 
 - runtime/values.py: content parsers, transforms, tool typing, `Field`, `close_region`
+- runtime/markup.py: `xml-inline`, `kv-lines` and json's dialect options (they register with values)
 - runtime/delimiters.py: `Literals`, `Pattern`, their matches, `Lead`, `Leads`, `FastPath`
 - runtime/settled.py: `Settled`, for delimiters whose look-behinds a buffer settles
 - runtime/scanner.py: `Scanner`, `Horizon`, `Anchor` and the bounds of the remembered tables
@@ -17,6 +18,17 @@ one file (compiler/backends/python/vendor.py).
 """
 
 from runtime.cut import LEAD_RUN_LIMIT, ContextCut
+from runtime.markup import (
+    _COMPILED,
+    _RE_SPACE_DIFFERS,
+    compiled_regex,
+    content_regex,
+    parse_kv_lines,
+    parse_xml_inline,
+    rewrite_json,
+    string_delim_regex,
+    xml_inline_parser,
+)
 from runtime.delimiters import (
     LONG_TEXT,
     CompleteMatch,
@@ -56,11 +68,11 @@ from runtime.settled import Settled
 from runtime.stream import StreamParser
 from runtime.values import (
     _ATOMS,
-    _COMPILED,
-    _RE_SPACE_DIFFERS,
     CLOSE,
     CONTENT_PARSERS,
     OPEN,
+    PREPARED,
+    REWRITES,
     SAME_IN_RE,
     Field,
     Placeholder,
@@ -68,8 +80,6 @@ from runtime.values import (
     apply_transform,
     cast_argument,
     close_region,
-    compiled_regex,
-    content_regex,
     join_stripped,
     json_loads,
     parse_bool,
@@ -77,17 +87,13 @@ from runtime.values import (
     parse_float,
     parse_int,
     parse_json,
-    parse_kv_lines,
     parse_plain_json,
     parse_text,
-    parse_xml_inline,
     prepared_parser,
     regex_module,
     schema_types,
-    string_delim_regex,
     tool_parameters,
     transform_builder,
     type_tool_calls,
-    xml_inline_parser,
 )
 from runtime.whole import WHOLE_LIMIT, run_parse_response

@@ -7,6 +7,8 @@ the modules concatenate in that order into one namespace once their
 `from runtime... import` lines are dropped. Which ones a template needs is
 read off the IR:
 
+- markup: only when a field's content parser is xml-inline or kv-lines, or
+  json with a dialect rewrite (its content and content_args);
 - always: values, delimiters, scanner, feed, stream, whole (the driver and
   `parse_response`) and recover (`recover=True` is chosen at run time, so
   every parser keeps it);
@@ -25,6 +27,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import io
+import json
 import re
 import tokenize
 from pathlib import Path
@@ -36,7 +39,7 @@ from ...ir import LiteralDelimiter, Program
 # The runtime's own line length (pyproject.toml).
 VENDOR_MODE = black.Mode(line_length=120, target_versions={black.TargetVersion.PY39})
 
-RUNTIME_ORDER = ("values", "delimiters", "settled", "scanner", "cut", "feed", "stream", "whole", "recover")
+RUNTIME_ORDER = ("values", "markup", "delimiters", "settled", "scanner", "cut", "feed", "stream", "whole", "recover")
 _RUNTIME_IMPORT = re.compile(r"(?m)^from runtime\.\w+ import (?:\((?:.|\n)*?\)|.*)\n")
 _STDLIB_IMPORT = re.compile(r"(?m)^(?:import \w+|from [\w.]+ import [\w, ]+)\n")
 
@@ -46,11 +49,22 @@ def runtime_modules(program: Program) -> tuple[str, ...]:
     delimiters = [program.start_anchor] + [d for f in program.fields for d in (f.open, f.close) if d is not None]
     settled = any(not isinstance(d, LiteralDelimiter) and getattr(d, "settled", None) is not None for d in delimiters)
     skip = set()
+    if not any(_uses_markup(field.content, json.loads(field.content_args_json)) for field in program.fields):
+        skip.add("markup")
     if not settled:
         skip.add("settled")
     if program.context_cut is None:
         skip.add("cut")
     return tuple(name for name in RUNTIME_ORDER if name not in skip)
+
+
+def _uses_markup(content, args) -> bool:
+    """Whether a field's content parser is one of runtime/markup.py's:
+    xml-inline, kv-lines (with their value parsers), or json with a dialect
+    rewrite (args that are no object are read at the close: kept too)."""
+    if content in ("xml-inline", "kv-lines") or not isinstance(args, dict):
+        return True
+    return content == "json" and bool(args.get("string_delims") or args.get("unquoted_keys", False))
 
 
 def _source(name: str) -> str:
