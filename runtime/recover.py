@@ -31,9 +31,9 @@ What the message holds for a malformed region (`malformed=`):
 
 from copy import deepcopy
 
-from runtime.delimiters import Pattern, last_anchor_end
+from runtime.delimiters import last_anchor_end
 from runtime.values import OPEN, tool_parameters, type_tool_calls
-from runtime.whole import run_parse_response
+from runtime.whole import plain_scan, run_parse_response
 
 MALFORMED_MODES = ("drop", "content")
 RECOVERED_ERRORS = (KeyError, TypeError, ValueError)  # what vLLM's interpreter turns into region_malformed
@@ -140,7 +140,7 @@ class RecoveringParser:
 
     def _process(self, events, eos):
         while True:
-            best, hold = self._scan(self._watch[self._state], eos)
+            best, hold = plain_scan(self._fields, self._watch[self._state], self._buf, self._pos, eos, self._memo)
             if best is not None:
                 kind, index, start, end, captures = best
                 if start > self._pos:
@@ -165,42 +165,6 @@ class RecoveringParser:
                 self._route(events, self._buf[self._pos : hold])
                 self._pos = hold
             break
-
-    def _scan(self, watch, eos):
-        """Best committable match (kind, index, start, end, captures) and the hold position."""
-        buf, pos = self._buf, self._pos
-        size = len(buf)
-        hold = size
-        best = best_key = None
-        for kind, index, delim in watch:
-            captures = {}
-            if isinstance(delim, Pattern):
-                match = delim.search(buf, pos, not eos)
-                if match is None:
-                    continue
-                start, end = match.span()
-                if not eos and (match.partial or end == size):
-                    hold = min(hold, start)
-                    continue
-                captures = {key: value for key, value in match.groupdict().items() if value is not None}
-            else:
-                found = delim.find(buf, pos, 0, self._memo)
-                if found is None:
-                    if not eos:
-                        partial = delim.partial_start(buf, pos)
-                        if partial >= 0:
-                            hold = min(hold, partial)
-                    continue
-                start, end = found
-                if not eos and end == size and delim.grows_at_edge:
-                    hold = min(hold, start)
-                    continue
-            key = (start, start - end, kind, self._fields[index].name)
-            if best_key is None or key < best_key:
-                best_key, best = key, (kind, index, start, end, captures)
-        if best is not None and best[2] >= hold:
-            best = None
-        return best, hold
 
     def _route(self, events, text):
         current = self._current
