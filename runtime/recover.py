@@ -32,7 +32,7 @@ What the message holds for a malformed region (`malformed=`):
 from copy import deepcopy
 
 from runtime.delimiters import last_anchor_end
-from runtime.values import OPEN, tool_parameters, type_tool_calls
+from runtime.values import OPEN, PREFIX_REQUIRED, close_region, finished_message, tool_parameters
 from runtime.whole import plain_scan, run_parse_response
 
 MALFORMED_MODES = ("drop", "content")
@@ -47,11 +47,7 @@ class RecoveringParser:
         if malformed not in MALFORMED_MODES:
             raise ValueError(f"malformed must be one of {list(MALFORMED_MODES)}, got {malformed!r}")
         if prefix is None:
-            raise ValueError(
-                "ResponseParser/parse_response requires `prefix` (the chat prompt sent to the model before "
-                "generation): chat templates often pre-write part of the assistant message (e.g. an opening "
-                '`<think>`). If the generation already holds the whole message, pass prefix="" to opt out.'
-            )
+            raise ValueError(PREFIX_REQUIRED)
         self.tables = tables  # the generated ResponseParser class whose tables this runs
         self._fields = tables.FIELDS
         self._implicit = tables.IMPLICIT
@@ -127,12 +123,7 @@ class RecoveringParser:
         ]
         if missing:
             raise ValueError(f"Required response_template fields missing from parsed output: {missing}")
-        defaults = self._defaults
-        self._output = {
-            key: value
-            for key, value in output.items()
-            if key in defaults or not (value is None or (isinstance(value, (list, dict, str)) and not value))
-        }
+        self._output = finished_message(output, self._defaults)
         self._finalized = True
         return self._output, events
 
@@ -195,14 +186,7 @@ class RecoveringParser:
         if current is not None and self._opened:
             field = self._fields[current]
             try:
-                value = field.value_of("".join(self._body), self._captures)
-                if self._tool_params:
-                    value = type_tool_calls(value, self._tool_params)
-                if field.join is not None and not isinstance(value, str):
-                    raise ValueError(
-                        f"Field '{field.name}': 'join' requires each match to parse to a string, "
-                        f"got {type(value).__name__}."
-                    )
+                value = close_region(field, self._output, self._body, self._captures, self._tool_params)
             except RECOVERED_ERRORS as error:
                 self._malformed.add(field.name)
                 events.append(
@@ -211,7 +195,6 @@ class RecoveringParser:
                 if self._content is not None:
                     self._store_raw(self._buf[self._open_start : end])
             else:
-                self._store(field, value)
                 events.append({"type": "region_close", "field": field.name, "start": start, "end": end, "value": value})
         self._current = self._implicit
         self._state = -1

@@ -28,7 +28,7 @@ from runtime.scanner import (
     Horizon,
     Scanner,
 )
-from runtime.values import _ATOMS, OPEN, close_region, tool_parameters
+from runtime.values import _ATOMS, OPEN, PREFIX_REQUIRED, close_region, finished_message, tool_parameters
 
 
 class StreamParser(TokenFeed):
@@ -128,11 +128,7 @@ class StreamParser(TokenFeed):
         if malformed != "drop":
             raise ValueError("malformed= applies only with recover=True")
         if prefix is None:
-            raise ValueError(
-                "ResponseParser/parse_response requires `prefix` (the chat prompt sent to the model before "
-                "generation): chat templates often pre-write part of the assistant message (e.g. an opening "
-                '`<think>`). If the generation already holds the whole message, pass prefix="" to opt out.'
-            )
+            raise ValueError(PREFIX_REQUIRED)
         self._tool_params = tool_parameters(tools)
         self._buf = ""  # the text from absolute offset _base on
         self._base = 0
@@ -239,12 +235,7 @@ class StreamParser(TokenFeed):
         missing = [field.name for field in self.FIELDS if not field.optional and field.name not in output]
         if missing:
             raise ValueError(f"Required response_template fields missing from parsed output: {missing}")
-        defaults = self.DEFAULTS
-        self._output = {
-            key: value
-            for key, value in output.items()
-            if key in defaults or not (value is None or (isinstance(value, (list, dict, str)) and not value))
-        }
+        self._output = finished_message(output, self.DEFAULTS)
         self._finalized = True
         return self._output, events
 

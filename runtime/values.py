@@ -482,6 +482,22 @@ def type_tool_calls(value, params):
     return value
 
 
+PREFIX_REQUIRED = (
+    "ResponseParser/parse_response requires `prefix` (the chat prompt sent to the model before "
+    "generation): chat templates often pre-write part of the assistant message (e.g. an opening "
+    '`<think>`). If the generation already holds the whole message, pass prefix="" to opt out.'
+)
+
+
+def finished_message(output, defaults):
+    """The message at finalize: the defaults' keys, and every other key whose value is not empty."""
+    return {
+        key: value
+        for key, value in output.items()
+        if key in defaults or not (value is None or (isinstance(value, (list, dict, str)) and not value))
+    }
+
+
 def close_region(field, output, pieces, captures, params):
     """Close `field`'s region with its body pieces (SPEC: closing a region):
     parse, transform, type the tool calls, store into `output` (`join`:
