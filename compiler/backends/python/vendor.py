@@ -25,6 +25,7 @@ tokenize), so the code that runs is the code the tests run.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import io
 import json
@@ -105,9 +106,14 @@ def strip_documentation(source: str) -> str:
 def vendored_runtime(program: Program) -> str:
     """The runtime modules `program` needs, stripped (strip_documentation),
     their standard-library imports first, as one block of code."""
+    return _inlined(runtime_modules(program))
+
+
+@functools.lru_cache(maxsize=None)
+def _inlined(modules: tuple[str, ...]) -> str:
     imports: list[str] = []
     bodies: list[str] = []
-    for name in runtime_modules(program):
+    for name in modules:
         code = _RUNTIME_IMPORT.sub("", strip_documentation(_source(name)))
         for line in _STDLIB_IMPORT.findall(code):
             if line not in imports:
