@@ -81,8 +81,8 @@ class ContextCut:
         parser._counted_seen = [[] for _ in self.counted]  # absolute starts of the last `count` chars
         parser._counted_scanned = [0] * len(self.counted)  # chars below this are searched
         # The same bookkeeping relative to the buffer's start, interned as
-        # a number (see _cut_state_id); after a replayed step only this
-        # is up to date (_cut_stale) until _cut_context needs the lists.
+        # a number (see state_id); after a replayed step only this
+        # is up to date (_cut_stale) until `cut` needs the lists.
         parser._cut_states = parser._class_table("_CUT_STATES")
         parser._cut_id = None
         parser._cut_stale = False

@@ -18,7 +18,7 @@ runtime's). Offsets count characters (Python string indices).
 
 It is a separate, plain machine (the buffer is kept whole, every step
 searches), so the default mode's fast paths stay untouched. It imports
-only runtime/core.py, and `--vendor` inlines it after core.py.
+only the runtime modules before it, and `--vendor` inlines it after them.
 
 What the message holds for a malformed region (`malformed=`):
 - "drop" (default): nothing, as vLLM's parser output and its serving layer

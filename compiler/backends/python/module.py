@@ -1,4 +1,4 @@
-"""Python backend: IR -> a module of tables over runtime/core.py."""
+"""Python backend: IR -> a module of tables over the runtime (runtime.core; vendor.py inlines it)."""
 
 from __future__ import annotations
 
