@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import black
@@ -307,7 +308,11 @@ def render(program: Program, *, vendored: bool = False) -> str:
         sha256=program.sha256,
         name=program.name,
         vendored=vendored,
-        runtime_modules=", ".join(f"runtime/{name}.py" for name in runtime_modules(program)),
+        runtime_modules=textwrap.wrap(
+            "The code of " + ", ".join(f"runtime/{name}.py" for name in runtime_modules(program)) + "; their "
+            "docstrings and comments (the design) are in the compiler's runtime/ and docs/runtime.md.",
+            96,
+        ),
         template=python_literal(json.loads(program.template_json)),
         delimiters=delimiters,
         fields=fields,
@@ -334,5 +339,5 @@ def render(program: Program, *, vendored: bool = False) -> str:
         # The runtime goes in after black: it is formatted already, at the
         # runtime's own line length (pyproject.toml), and stripped of its
         # documentation (vendor.py).
-        source = source.replace(_RUNTIME_MARK, runtime_core_source(program).rstrip("\n"), 1)
+        source = source.replace(_RUNTIME_MARK, runtime_core_source(program).rstrip("\n") + "\n\n", 1)
     return source
