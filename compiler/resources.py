@@ -17,7 +17,7 @@ IN_CHECKOUT = (CHECKOUT / "templates_src").is_dir() and (CHECKOUT / "runtime" / 
 
 # The bundled response templates, their samples and coverage notes.
 TEMPLATES_DIR = CHECKOUT / "templates_src" if IN_CHECKOUT else PACKAGE_DIR / "_bundled"
-# The runtimes generated code calls: runtime/core.py, runtime/js/, runtime/go/
+# The runtimes generated code calls: runtime/ (runtime.core), runtime/js/, runtime/go/
 # (the `runtime` package beside `compiler`, in a checkout and installed alike).
 RUNTIME_DIR = CHECKOUT / "runtime"
 # Where `build` writes by default (relative to the current directory when installed).

@@ -18,7 +18,7 @@ runtime's). Offsets count characters (Python string indices).
 
 It is a separate, plain machine (the buffer is kept whole, every step
 searches), so the default mode's fast paths stay untouched. It imports
-only runtime/core.py, and `--vendor` inlines it after core.py.
+only the runtime modules before it, and `--vendor` inlines it after them.
 
 What the message holds for a malformed region (`malformed=`):
 - "drop" (default): nothing, as vLLM's parser output and its serving layer
@@ -31,7 +31,9 @@ What the message holds for a malformed region (`malformed=`):
 
 from copy import deepcopy
 
-from runtime.core import OPEN, Pattern, last_anchor_end, run_parse_response, tool_parameters, type_tool_calls
+from runtime.delimiters import last_anchor_end
+from runtime.values import OPEN, PREFIX_REQUIRED, close_region, finished_message, tool_parameters
+from runtime.whole import plain_scan, run_parse_response
 
 MALFORMED_MODES = ("drop", "content")
 RECOVERED_ERRORS = (KeyError, TypeError, ValueError)  # what vLLM's interpreter turns into region_malformed
@@ -45,11 +47,7 @@ class RecoveringParser:
         if malformed not in MALFORMED_MODES:
             raise ValueError(f"malformed must be one of {list(MALFORMED_MODES)}, got {malformed!r}")
         if prefix is None:
-            raise ValueError(
-                "ResponseParser/parse_response requires `prefix` (the chat prompt sent to the model before "
-                "generation): chat templates often pre-write part of the assistant message (e.g. an opening "
-                '`<think>`). If the generation already holds the whole message, pass prefix="" to opt out.'
-            )
+            raise ValueError(PREFIX_REQUIRED)
         self.tables = tables  # the generated ResponseParser class whose tables this runs
         self._fields = tables.FIELDS
         self._implicit = tables.IMPLICIT
@@ -125,12 +123,7 @@ class RecoveringParser:
         ]
         if missing:
             raise ValueError(f"Required response_template fields missing from parsed output: {missing}")
-        defaults = self._defaults
-        self._output = {
-            key: value
-            for key, value in output.items()
-            if key in defaults or not (value is None or (isinstance(value, (list, dict, str)) and not value))
-        }
+        self._output = finished_message(output, self._defaults)
         self._finalized = True
         return self._output, events
 
@@ -138,7 +131,7 @@ class RecoveringParser:
 
     def _process(self, events, eos):
         while True:
-            best, hold = self._scan(self._watch[self._state], eos)
+            best, hold = plain_scan(self._fields, self._watch[self._state], self._buf, self._pos, eos, self._memo)
             if best is not None:
                 kind, index, start, end, captures = best
                 if start > self._pos:
@@ -163,42 +156,6 @@ class RecoveringParser:
                 self._route(events, self._buf[self._pos : hold])
                 self._pos = hold
             break
-
-    def _scan(self, watch, eos):
-        """Best committable match (kind, index, start, end, captures) and the hold position."""
-        buf, pos = self._buf, self._pos
-        size = len(buf)
-        hold = size
-        best = best_key = None
-        for kind, index, delim in watch:
-            captures = {}
-            if isinstance(delim, Pattern):
-                match = delim.search(buf, pos, not eos)
-                if match is None:
-                    continue
-                start, end = match.span()
-                if not eos and (match.partial or end == size):
-                    hold = min(hold, start)
-                    continue
-                captures = {key: value for key, value in match.groupdict().items() if value is not None}
-            else:
-                found = delim.find(buf, pos, 0, self._memo)
-                if found is None:
-                    if not eos:
-                        partial = delim.partial_start(buf, pos)
-                        if partial >= 0:
-                            hold = min(hold, partial)
-                    continue
-                start, end = found
-                if not eos and end == size and delim.grows_at_edge:
-                    hold = min(hold, start)
-                    continue
-            key = (start, start - end, kind, self._fields[index].name)
-            if best_key is None or key < best_key:
-                best_key, best = key, (kind, index, start, end, captures)
-        if best is not None and best[2] >= hold:
-            best = None
-        return best, hold
 
     def _route(self, events, text):
         current = self._current
@@ -229,14 +186,7 @@ class RecoveringParser:
         if current is not None and self._opened:
             field = self._fields[current]
             try:
-                value = field.value_of("".join(self._body), self._captures)
-                if self._tool_params:
-                    value = type_tool_calls(value, self._tool_params)
-                if field.join is not None and not isinstance(value, str):
-                    raise ValueError(
-                        f"Field '{field.name}': 'join' requires each match to parse to a string, "
-                        f"got {type(value).__name__}."
-                    )
+                value = close_region(field, self._output, self._body, self._captures, self._tool_params)
             except RECOVERED_ERRORS as error:
                 self._malformed.add(field.name)
                 events.append(
@@ -245,7 +195,6 @@ class RecoveringParser:
                 if self._content is not None:
                     self._store_raw(self._buf[self._open_start : end])
             else:
-                self._store(field, value)
                 events.append({"type": "region_close", "field": field.name, "start": start, "end": end, "value": value})
         self._current = self._implicit
         self._state = -1

@@ -18,29 +18,49 @@ compiler as the order of its searches. This module holds the loop they
 share: route the text before a match, open or close, store the values.
 """
 
-from runtime.core import (
-    _ATOMS,
-    CLOSE,
-    Literals,
-    close_region,
-    regex_module,
-)
+from runtime.scanner import SETTLE_LIMIT
+from runtime.values import _ATOMS, CLOSE, close_region
 
 
-_PARTIAL = {}  # delimiter -> (compiled regex, grows at the edge) for the tail's partial search
-
-
-def _partial_regex(delimiter):
-    known = _PARTIAL.get(delimiter)
-    if known is None:
-        rx = regex_module()
-        if isinstance(delimiter, Literals):
-            source = "|".join(rx.escape(literal) for literal in delimiter.literals)
-            known = (rx.compile(source, rx.DOTALL), delimiter.grows_at_edge)
+def plain_scan(fields, watch, buf, pos, eos, memo):
+    """The reference's scan (SPEC steps 2-3) without the driver's speed
+    machinery: the best committable match among a state's watched
+    delimiters, (kind, index, start, end, captures) or None, and the hold
+    position. Literals are found with str.find (`memo`, as Literals.find
+    keeps it: the buffer only grows), patterns with their search. Used for
+    the prefix's tail here and by the recovery mode (runtime/recover.py)."""
+    size = len(buf)
+    hold = size
+    best = best_key = None
+    for kind, index, delim in watch:
+        captures = {}
+        if delim.literals is None:
+            match = delim.search(buf, pos, not eos)
+            if match is None:
+                continue
+            start, end = match.span()
+            if not eos and (match.partial or end == size):  # (a zero-width match is a pattern's: it grows)
+                hold = min(hold, start)
+                continue
+            captures = {key: value for key, value in match.groupdict().items() if value is not None}
         else:
-            known = (delimiter.compiled, True)
-        _PARTIAL[delimiter] = known
-    return known
+            found = delim.find(buf, pos, 0, memo)
+            if found is None:
+                if not eos:
+                    partial = delim.partial_start(buf, pos)
+                    if partial >= 0:
+                        hold = min(hold, partial)
+                continue
+            start, end = found
+            if not eos and end == size and delim.grows_at_edge:
+                hold = min(hold, start)
+                continue
+        key = (start, start - end, kind, fields[index].name)
+        if best_key is None or key < best_key:
+            best_key, best = key, (kind, index, start, end, captures)
+    if best is not None and best[2] >= hold:
+        best = None
+    return best, hold
 
 
 def _feed_tail(parser_class, tail, output, params):
@@ -48,33 +68,16 @@ def _feed_tail(parser_class, tail, output, params):
     the end of the stream). Returns (state, pos, pieces, captures, opened)."""
     implicit = parser_class.IMPLICIT
     current, pos, pieces, captures, opened = implicit, 0, [], {}, False
-    size = len(tail)
-    names = [field.name for field in parser_class.FIELDS]
+    memo = {}
     while True:
         state = -1 if current is None or current == implicit else current
-        best_key = best = None
-        hold = size
-        for kind, index, delimiter in parser_class.WATCH[state]:
-            compiled, grows = _partial_regex(delimiter)
-            found = compiled.search(tail, pos, partial=True)
-            if found is None:
-                continue
-            start, end = found.span()
-            if found.partial or (end == size and grows):  # (a zero-width match is a pattern's: it grows)
-                hold = min(hold, start)
-                continue
-            key = (start, start - end, kind, names[index])
-            if best_key is None or key < best_key:
-                best_key, best = key, (kind, index, found)
-        if best is not None and best[2].start() >= hold:
-            best = None
+        best, hold = plain_scan(parser_class.FIELDS, parser_class.WATCH[state], tail, pos, False, memo)
         if best is None:
             if hold > pos and current is not None:
                 pieces.append(tail[pos:hold])
                 opened = True
             return state, max(pos, hold), pieces, captures, opened
-        kind, index, found = best
-        start, end = found.span()
+        kind, index, start, end, found = best
         if start > pos and current is not None:
             pieces.append(tail[pos:start])
             opened = True
@@ -87,8 +90,7 @@ def _feed_tail(parser_class, tail, output, params):
             if not had_text and start == end:
                 return -1, pos, pieces, captures, opened
             continue
-        current, opened = index, True
-        captures = {key: value for key, value in found.groupdict().items() if value is not None}
+        current, opened, captures = index, True, found
 
 
 TAIL_LIMIT = 256  # prefix tails up to this long are remembered (see _tail_state)
@@ -118,3 +120,49 @@ def tail_state(parser_class, tail, output, params):
         stored = {key: value for key, value in output.items() if key not in before or before[key] is not value}
         _TAILS[key] = (state, pos, tuple(pieces), dict(captures), opened, stored)
     return state, pos, pieces, captures, opened
+
+
+WHOLE_LIMIT = 32768  # texts up to this long go to the module's whole-text parse (runtime/whole.py)
+
+
+def run_parse_response(parser_class, text, prefix, tools, whole=None):
+    """`parse_response` for one text or a batch (list of texts, with one
+    prefix for all or one per text). A text up to WHOLE_LIMIT characters
+    goes to `whole` (the generated module's search of the whole text);
+    a longer one to the streaming machine's whole-text path."""
+    if prefix is None:
+        parser_class(None)  # raises the missing-prefix ValueError
+    if isinstance(text, str):
+        texts, batched = [text], False
+    elif isinstance(text, (list, tuple)):
+        texts, batched = list(text), True
+    else:
+        raise TypeError(f"parse_response expects a str or a list of str, got {type(text).__name__}")
+    if isinstance(prefix, str):
+        prefixes = [prefix] * len(texts)
+    elif isinstance(prefix, (list, tuple)):
+        if not prefix:
+            prefixes = [""] * len(texts)
+        elif len(prefix) != len(texts):
+            raise ValueError(
+                f"Got {len(texts)} response(s) but {len(prefix)} prefix(es); `prefix` must be one string "
+                "(used for every response) or one per response."
+            )
+        else:
+            prefixes = list(prefix)
+    else:
+        raise TypeError(f"prefix must be a str or a list of str, got {type(prefix).__name__}")
+    messages = []
+    for one_text, one_prefix in zip(texts, prefixes):
+        if whole is not None and type(one_text) is str and type(one_prefix) is str and len(one_text) <= WHOLE_LIMIT:
+            messages.append(whole(one_text, one_prefix, tools))
+            continue
+        parser = parser_class(one_prefix, tools=tools)
+        if len(one_text) > SETTLE_LIMIT and isinstance(one_text, str):
+            # A whole text is no token: straight to the search, without the
+            # common path's table lookup (which would hash all of it).
+            parser._feed_whole(one_text)
+        else:
+            parser.feed(one_text)
+        messages.append(parser.finalize()[0])
+    return messages if batched else messages[0]

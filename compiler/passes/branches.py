@@ -28,7 +28,7 @@ it) is read on its own:
 Each branch gives trigger strings, lead classes and whether it is exact (a
 run of its one lead, then a proper prefix of a trigger, is certainly a
 partial match starting at the run). The runtime's Scanner keeps one rule per
-branch (runtime/core.py, `Pattern.branches`); the search tries the regex
+branch (runtime/delimiters.py, `Pattern.branches`); the search tries the regex
 only at the lead run before a trigger string, every position of it.
 """
 

@@ -4,6 +4,7 @@ Deltas are queued by the fields (text fields here, tool calls in `calls`) and
 put into chunks, consecutive deltas of one kind sharing a chunk.
 """
 
+import importlib
 import sys
 import time
 import uuid
@@ -18,7 +19,10 @@ def _core_of(parser_class):
     """The runtime module the parser runs on (runtime.core, or the vendored module)."""
     for cls in parser_class.__mro__:
         if cls.__name__ == "StreamParser":
-            return sys.modules[cls.__module__]
+            module = sys.modules[cls.__module__]
+            if module.__name__ == "runtime.stream":  # the package: its names are runtime.core's
+                return importlib.import_module("runtime.core")
+            return module
     raise TypeError(f"{parser_class!r} is not a generated response parser")
 
 

@@ -32,7 +32,7 @@ def test_runtime_comments_name_inventory_entries():
     from compiler.resources import PROJECT_ROOT
 
     ids = {entry["id"] for entry in load_inventory()}
-    text = (PROJECT_ROOT / "runtime" / "core.py").read_text(encoding="utf-8")
+    text = "\n".join(path.read_text(encoding="utf-8") for path in sorted((PROJECT_ROOT / "runtime").glob("*.py")))
     cited = set()
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         if token.type in (tokenize.COMMENT, tokenize.STRING):

@@ -259,7 +259,7 @@ def test_unbounded_lookbehind_keeps_a_bounded_context(name):
         chars += len(token)
         assert len(parser._buf) <= bound + len(held(parser)), f"kept {len(parser._buf)} characters"
         if parser._cut_stale:  # after replayed steps the bookkeeping is a number (see StreamParser._step)
-            parser._restore_cut_state()
+            parser.CUT.restore(parser)
         now = parser._barrier_scanned
         assert all(new >= old for new, old in zip(now, scanned)), "a barrier search went back"
         searched += sum(new - old for new, old in zip(now, scanned))

@@ -16,7 +16,7 @@ from transformers.utils.chat_parsing import content_parsers as ref_parsers
 from transformers.utils.chat_parsing import response_parser as ref_driver
 
 from differential import same
-from runtime import core
+from runtime import core, markup, values
 
 NUMBERS = [
     "3",
@@ -187,7 +187,7 @@ def test_value_parser_is_prepared_once(value_parser, monkeypatch):
     def read_again(raw, parser):
         raise AssertionError("the value parser was read at the close")
 
-    monkeypatch.setattr(core, "_parse_value", read_again)
+    monkeypatch.setattr(markup, "_parse_value", read_again)
     assert parse("<a> 1 </a>") == expected
 
 
@@ -210,7 +210,7 @@ def test_field_parser_is_prepared_once(name, args, generic, monkeypatch):
     def again(*_):
         raise AssertionError(f"{generic} ran at the close")
 
-    monkeypatch.setattr(core, generic, again)
+    monkeypatch.setattr(markup if generic == "xml_inline_parser" else values, generic, again)
     assert parse(text) == expected
 
 

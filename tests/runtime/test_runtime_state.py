@@ -135,10 +135,10 @@ def test_repeated_calls_replay_from_the_chain(name, monkeypatch):
     for token in stream.tokens[:300]:
         parser.feed(token)
     taken = []
-    for method in ("_step", "_cut_context", "_append"):
-        original = getattr(core.StreamParser, method)
+    for owner, method in ((core.StreamParser, "_step"), (core.ContextCut, "cut"), (core.StreamParser, "_append")):
+        original = getattr(owner, method)
         monkeypatch.setattr(
-            core.StreamParser, method, lambda self, *args, _f=original, _m=method: taken.append(_m) or _f(self, *args)
+            owner, method, lambda self, *args, _f=original, _m=method: taken.append(_m) or _f(self, *args)
         )
     replayed = []
     original_replay = core.StreamParser._replay
@@ -189,7 +189,7 @@ def test_a_step_that_takes_its_cut_is_keyed_by_the_bookkeeping(name, monkeypatch
             assert type(number) is int
             if not self._cut_stale:  # the lists are the bookkeeping: number them afresh
                 self._cut_id = None
-                assert self._cut_state_id() == number
+                assert self.CUT.state_id(self) == number
             checked.append(number)
         return original(self, events, scanner)
 
@@ -237,9 +237,9 @@ def test_scan_keys_hold_what_the_state_reads_behind():
 
 
 def _cut_by_the_rule(rule, text, base, pos, state):
-    """`(_base, _anchored_state)` after `_cut_context`, from the ContextCut's
+    """`(_base, _anchored_state)` after `ContextCut.cut`, from the ContextCut's
     rule applied to the whole text so far (`text`, up to the buffer's end)
-    with plain searches: the incremental searches of `_cut_context` (each
+    with plain searches: the incremental searches of `ContextCut.cut` (each
     character searched a bounded number of times) must cut exactly there."""
     if state is False:
         return base, state
@@ -306,7 +306,7 @@ class _SearchedText(str):
 
 
 def _searched_twice(base, searches, searched_to):
-    """The searches of one `_cut_context` call that break the bound of
+    """The searches of one `ContextCut.cut` call that break the bound of
     `_checked_cuts` (each with the reason); `searched_to` is the parser's
     absolute end of the last search per string, updated here."""
     wrong = []
@@ -336,7 +336,7 @@ def _searched_twice(base, searches, searched_to):
 
 
 def _checked_cuts(monkeypatch):
-    """Patch `_cut_context` to compare each call with `_cut_by_the_rule`;
+    """Patch `ContextCut.cut` to compare each call with `_cut_by_the_rule`;
     returns (parse, calls, wrong): `parse(cls, prefix, chunks, tools)` runs
     one stream (errors of the stream itself are ignored: the vectors pin
     them), `calls` one bool per call (whether it cut), `wrong` each call
@@ -350,22 +350,22 @@ def _checked_cuts(monkeypatch):
     characters searched twice are those of a string that may straddle the
     two ranges), except that a head is searched for again from right after
     a barrier found in the same call. So each character is searched a
-    bounded number of times, as `_cut_context`'s docstring promises: a
+    bounded number of times, as `ContextCut.cut`'s docstring promises: a
     search restarted from the buffer's start would find the same barrier
     again and cut at the same place, unseen by the cut check alone."""
     texts = {}
     calls = []
     wrong = []
     searched_to = {}  # parser id -> {searched string: absolute end of its last search}
-    original = core.StreamParser._cut_context
+    original = core.ContextCut.cut
     original_step = core.StreamParser._step
 
-    def checked(self, size=None):
+    def checked(rule, self, size=None):
         before = (self._base, self._pos, _anchored_state(self))
         text = texts[id(self)][: self._base + (len(self._buf) if size is None else size)]
         searches = []
         self._buf = _SearchedText(self._buf, searches)
-        original(self, size)
+        original(rule, self, size)
         if type(self._buf) is _SearchedText:
             self._buf = str.__str__(self._buf)
         expected = _cut_by_the_rule(self.CUT, text, *before)
@@ -400,21 +400,21 @@ def _checked_cuts(monkeypatch):
         except Exception:  # noqa: BLE001, S110 - the vectors pin the stream's own errors
             pass
 
-    monkeypatch.setattr(core.StreamParser, "_cut_context", checked)
+    monkeypatch.setattr(core.ContextCut, "cut", checked)
     monkeypatch.setattr(core.StreamParser, "_step", checked_step)
     return parse, calls, wrong
 
 
 def _anchored_state(parser):
     """`_anchored_state`, also after replayed steps (which keep the cut's
-    bookkeeping as its number until the next `_cut_context`)."""
+    bookkeeping as its number until the next `ContextCut.cut`)."""
     if parser._cut_stale:
         return parser._cut_states[parser._cut_id][-1]
     return parser._anchored_state
 
 
 def test_context_cut_is_where_the_rule_says_on_every_vector(monkeypatch):
-    """Every call of `_cut_context` on every vector case of a template with a
+    """Every call of `ContextCut.cut` on every vector case of a template with a
     ContextCut cuts exactly where the rule, applied to the whole text, says
     (`_cut_by_the_rule`): not only no text a look-behind reads (which the
     vectors see), but none kept that it does not (which only speed sees)."""
@@ -436,7 +436,7 @@ def test_context_cut_is_where_the_rule_says_on_every_vector(monkeypatch):
 def test_context_cut_is_where_the_rule_says_after_replays(name, monkeypatch):
     """The cut check on the benchmark's stream shapes, each parsed twice (the
     second time its steps replay their cuts, leaving the bookkeeping as a
-    number, see `_restore_cut_state`), then with a long chunk among the
+    number, see `ContextCut.restore`), then with a long chunk among the
     tokens: that chunk's cut, taken by _append from the restored
     bookkeeping, and every cut after it, must be where the rule says."""
     parse, calls, wrong = _checked_cuts(monkeypatch)

@@ -1,7 +1,7 @@
 """Empty, in a mutant's process, every cache an earlier run filled.
 
 mutmut runs the clean tests (and its forced-failure check) in the process
-it later forks each mutant's process from, so the caches of runtime/core.py
+it later forks each mutant's process from, so the caches of the runtime (runtime/*.py)
 arrive in the mutant's process already filled by the original code: a
 mutant of a function that only runs on a cache miss (`compiled_regex`,
 `string_delim_regex`, `regex_module`, `StreamParser._scanners` and every
@@ -10,7 +10,7 @@ mutant of a function that only runs on a cache miss (`compiled_regex`,
 the first test (tests/conftest.py calls it when MUTANT_UNDER_TEST names a
 mutant), so each mutant builds them itself.
 
-The caches, all of them (`grep -n "cache\\|memo\\|= {}" runtime/core.py`):
+The caches, all of them (`grep -n "cache\\|memo\\|= {}" runtime/*.py`):
 - `_COMPILED` (compiled_regex, string_delim_regex, content_regex), `_REGEX`
   (regex_module) and `SAME_IN_RE` (the tag patterns the loaded modules'
   fields registered for content_regex);
@@ -19,7 +19,7 @@ The caches, all of them (`grep -n "cache\\|memo\\|= {}" runtime/core.py`):
   `_SCAN_TABLE` (StreamParser._scan_remembered), `_STEP_TABLE`
   (StreamParser._step: remembered general steps, replayed without running
   `_answer`, `_process` or the scanner, each with the steps remembered after
-  it, its chain) and `_CUT_STATES` (StreamParser._cut_state_id: the cut's
+  it, its chain) and `_CUT_STATES` (ContextCut.state_id: the cut's
   bookkeeping, numbered);
 - per parser: `_matches` (StreamParser._scan) and the literal `_memo`, new
   with each parser;
@@ -45,7 +45,7 @@ def in_mutant_process() -> bool:
 
 
 def start_fresh() -> None:
-    """Drop every cache of runtime/core.py and of the loaded parser modules,
+    """Drop every cache of the runtime and of the loaded parser modules,
     once per process."""
     global _FRESH_IN
     if _FRESH_IN == os.getpid():
@@ -54,7 +54,7 @@ def start_fresh() -> None:
     core = sys.modules.get("runtime.core")
     if core is not None:
         core._COMPILED.clear()
-        core._REGEX = None
+        sys.modules["runtime.values"]._REGEX = None  # (runtime.core re-exports the names of runtime/*.py)
         core.SAME_IN_RE.clear()  # the modules loaded again register theirs (Field)
         pending = [core.StreamParser]
         while pending:

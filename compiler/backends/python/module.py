@@ -1,10 +1,10 @@
-"""Python backend: IR -> a module of tables over runtime/core.py."""
+"""Python backend: IR -> a module of tables over the runtime (runtime.core; vendor.py inlines it)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import black
@@ -17,6 +17,7 @@ from ...version import __version__
 from ...regex.same_in_re import same_in_re_on_ascii
 from ...ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..literals import python_literal
+from .vendor import runtime_modules, vendored_runtime
 
 BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
 
@@ -30,16 +31,12 @@ _env = jinja2.Environment(
 )
 
 
-def runtime_core_source() -> str:
-    """runtime/core.py, then runtime/whole.py and runtime/recover.py without
-    their imports of core, for --vendor (found wherever the package is installed)."""
-    core = Path(importlib.util.find_spec("runtime.core").origin).read_text(encoding="utf-8")
-    parts = [core.rstrip("\n")]
-    for name in ("whole", "recover"):
-        text = Path(importlib.util.find_spec(f"runtime.{name}").origin).read_text(encoding="utf-8")
-        text = re.sub(r"(?m)^from runtime\.core import (?:\((?:.|\n)*?\)|.*)\n", "", text, count=1)
-        parts.append(f"# ---- runtime/{name}.py ----\n" + text.rstrip("\n"))
-    return "\n\n\n".join(parts) + "\n"
+def runtime_core_source(program: Program) -> str:
+    """The runtime code `--vendor` inlines for `program` (see vendor.py)."""
+    return vendored_runtime(program)
+
+
+_RUNTIME_MARK = "# @runtime@"
 
 
 def _identifier(name: str) -> str:
@@ -184,8 +181,10 @@ def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict) -> di
             searches.append(f"    d{slot} = -1 if m{slot} is None else m{slot}.start()")
             candidates = [(f"d{slot}", f"m{slot}.end()", f"m{slot}.end() - d{slot}", f"m{slot}")]
         for at, end, size, match in candidates:
-            test = f"{at} >= 0" if not picks else (
-                f"{at} >= 0 and (start < 0 or {at} < start or ({at} == start and {size} > end - start))"
+            test = (
+                f"{at} >= 0"
+                if not picks
+                else (f"{at} >= 0 and (start < 0 or {at} < start or ({at} == start and {size} > end - start))")
             )
             picks.append(f"if {test}:")
             picks.append(f"    start, end, index, match = {at}, {end}, {index}, {match}")
@@ -309,7 +308,11 @@ def render(program: Program, *, vendored: bool = False) -> str:
         sha256=program.sha256,
         name=program.name,
         vendored=vendored,
-        runtime_source=runtime_core_source() if vendored else "",
+        runtime_modules=textwrap.wrap(
+            "The code of " + ", ".join(f"runtime/{name}.py" for name in runtime_modules(program)) + "; their "
+            "docstrings and comments (the design) are in the compiler's runtime/ and docs/runtime.md.",
+            96,
+        ),
         template=python_literal(json.loads(program.template_json)),
         delimiters=delimiters,
         fields=fields,
@@ -331,4 +334,10 @@ def render(program: Program, *, vendored: bool = False) -> str:
         ],
         imports=sorted(imports),
     )
-    return black.format_str(source, mode=BLACK_MODE)
+    source = black.format_str(source, mode=BLACK_MODE)
+    if vendored:
+        # The runtime goes in after black: it is formatted already, at the
+        # runtime's own line length (pyproject.toml), and stripped of its
+        # documentation (vendor.py).
+        source = source.replace(_RUNTIME_MARK, runtime_core_source(program).rstrip("\n") + "\n\n", 1)
+    return source

@@ -1,6 +1,6 @@
 """The templates whose look-behinds are unbounded but provably confined
 (compiler/passes/lookbehind_reach.py) drop the text no look-behind can read any
-more (`ContextCut`, `StreamParser._cut_context`), so their steps are
+more (`ContextCut`, `ContextCut.cut`), so their steps are
 remembered and replayed. Checked against the reference on streams built to
 meet the cut's edges: barriers whole and split, the look-behinds' last
 characters right after a barrier, the anchored head at the start of the text
@@ -157,7 +157,7 @@ def test_llama4_head_alive_keeps_the_text():
     for chunk in chunks:
         parser.feed(chunk)
     if parser._cut_stale:  # replayed steps keep the cut's bookkeeping as its number (see _step)
-        parser._restore_cut_state()
+        parser.CUT.restore(parser)
     assert parser._anchored_state is False and parser._base == 0
 
 
@@ -170,7 +170,7 @@ def test_llama4_dead_head_puts_the_sentinel():
         for chunk in ("<|python_start|>[get_weather(", 'city="Oslo"', ")]<|python_end|>"):
             parser.feed(chunk)
     if parser._cut_stale:  # replayed steps keep the cut's bookkeeping as its number (see _step)
-        parser._restore_cut_state()
+        parser.CUT.restore(parser)
     assert parser._anchored_state is True and parser._base > 0
     assert parser._buf[0] == module.ResponseParser.CUT.sentinel
 
