@@ -118,8 +118,8 @@ def load_mapping() -> dict:
     return json.loads(MAPPING.read_text(encoding="utf-8"))
 
 
-def chat_template_text(file: str) -> str:
-    return (CHAT_TEMPLATES / file).read_text(encoding="utf-8")
+def chat_template_text(file: str, folder: Path | None = None) -> str:
+    return ((folder or CHAT_TEMPLATES) / file).read_text(encoding="utf-8")
 
 
 def render(chat_template: str, messages: list[dict], *, generation_prompt: bool, kwargs: dict) -> str:
@@ -150,7 +150,7 @@ def assistant_message(probe: dict, entry: dict) -> dict:
     return message
 
 
-def generation(entry: dict, probe: dict) -> tuple[str, str]:
+def generation(entry: dict, probe: dict, folder: Path | None = None) -> tuple[str, str]:
     """(prefix, generated text): the prompt render with the generation prompt,
     and what the full render adds after it, up to the end-of-turn marker.
 
@@ -158,8 +158,8 @@ def generation(entry: dict, probe: dict) -> tuple[str, str]:
     writes that block itself, the generation starts inside it; where the full
     render drops the block (history without reasoning), the model continues
     from the opener as it would: the probe's reasoning, the closer, then the
-    rendered turn."""
-    template = chat_template_text(entry["file"])
+    rendered turn. `folder` holds the chat template (default: the corpus)."""
+    template = chat_template_text(entry["file"], folder)
     kwargs = entry.get("kwargs", {})
     conversation = CONVERSATION[1:] if entry.get("no_system") else list(CONVERSATION)
     if entry.get("system_suffix"):
@@ -203,6 +203,10 @@ def continued(entry: dict, probe: dict, prompt: str, full: str) -> str:
         return rest[cut:]
     if rest.startswith(text.strip()):
         return rest[len(text.strip()) :]
+    reasoning = probe.get("reasoning_content", "")
+    if reasoning and rest.startswith(reasoning):
+        # The render writes the block's body without the opener the prompt wrote.
+        return rest
     close = tail.get("close", "")
     if close.strip() and rest.startswith(close.strip()):
         rest = rest[len(close.strip()) :]
@@ -283,15 +287,22 @@ def explained(entry: dict, probe: str) -> str | None:
     return entry.get("explained", {}).get(probe)
 
 
-def run_case(parse, entry: dict, probe_name: str):
-    """('ok'|'differs'|'raises'|'mismatch', detail)."""
+def run_case(parse, entry: dict, probe_name: str, folder: Path | None = None):
+    """('ok'|'differs'|'raises'|'mismatch'|'render-error'|'drops', detail)."""
     probe = PROBES[probe_name]
     try:
-        prefix, text = generation(entry, probe)
+        prefix, text = generation(entry, probe, folder)
     except RenderMismatch as error:
         return "mismatch", str(error)
     except Exception as error:  # noqa: BLE001 - the chat template itself fails
         return "render-error", f"{type(error).__name__}: {error}"
+    return compare(parse, entry, probe_name, prefix, text)
+
+
+def compare(parse, entry: dict, probe_name: str, prefix: str, text: str):
+    """Parse one generation (with the prompt it continues) and compare it with
+    the probe message: ('ok'|'differs'|'raises'|'drops', detail)."""
+    probe = PROBES[probe_name]
     try:
         message = parse(text, prefix=prefix, tools=TOOLS)
     except Exception as error:  # noqa: BLE001 - reported as the outcome
