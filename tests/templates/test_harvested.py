@@ -48,7 +48,9 @@ def test_data_covers_the_mapping():
         assert got == want, f"{name}: the harvested data is stale: rerun tests/support/harvest.py"
 
 
-@pytest.mark.parametrize("name,case", CASES, ids=[f"{n}/{c['file']}/{c['mode'].get('kwargs', '')}/{c['probe']}" for n, c in CASES])
+@pytest.mark.parametrize(
+    "name,case", CASES, ids=[f"{n}/{c['file']}/{c['mode'].get('kwargs', '')}/{c['probe']}" for n, c in CASES]
+)
 def test_harvested_render_parses_back(name, case):
     entry = MAPPING[name][case["entry"]]
     probe = case["probe"]
