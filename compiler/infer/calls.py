@@ -381,16 +381,26 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
             return field
         pattern += head
     closes = []
+    # What may follow a call's end: the next call, the turn's end, or the end of the output. A close marker
+    # followed by anything else (`print('</tool_call>')` inside an argument) is text of the call.
+    follow = [next_open] + ([end_of_turn] if end_of_turn else [])
+    followed = r"(?:(?=\s*(?:" + "|".join(follow) + r"))|\s*\Z)"
     if call_close:
-        closes.append(r"\s*" + loose(call_close) + (r"(?:\s*" + loose(section_close) + ")?" if section_close else ""))
+        tail = r"(?:\s*" + loose(section_close) + ")?" if section_close else ""
+        closes.append(r"\s*" + loose(call_close) + tail + followed)
+        # A close right after the end of the arguments' body (`}`, the last value's close) ends the call even
+        # when text follows it (content after calls).
+        body_end = spec.details.get("value_close", "") if spec.fmt == "xml-params" else "}"
+        if body_end:
+            closes.append("(?<=" + escape(body_end) + r")\s*" + loose(call_close) + tail)
     else:
         if section_close:
-            closes.append(r"\s*" + loose(section_close))
+            closes.append(r"\s*" + loose(section_close) + followed)
         # Nothing closes a call: it ends where the next call or the turn's end follows its JSON.
         after_body = r"(?<=\})" if spec.fmt != "xml-params" else ""
         closes.append(after_body + r"(?=\s*" + next_open + ")")
         if end_of_turn:
-            closes.append(after_body + r"(?=\s*" + end_of_turn + ")")
+            closes.append(after_body + r"(?=\s*" + end_of_turn + r"\s*\Z)")
     if spec.fmt == "python-call":
         closes = [r"\)" + (r"(?:\s*" + loose(section_close) + ")?" if section_close else "")]
     field = {"open_pattern": pattern, "close_pattern": "|".join(closes), "repeats": True}
@@ -419,7 +429,9 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         return field
     if spec.fmt == "xml-params":
         d = spec.details
-        value_end = escape(d["value_close"]) if d["value_close"] else "(?=" + loose(d["key_open"]) + "|$)"
+        # A value ends at its close when the next argument or the body's end follows (a value may hold the close).
+        following = r"(?=\s*(?:" + loose(d["key_open"]) + "|$))"
+        value_end = escape(d["value_close"]) + following if d["value_close"] else following
         tag = escape(d["key_open"]) + "(?P<key>.+?)" + escape(d["key_close"]) + "(?P<value>.*?)" + value_end
         field.update(content="xml-inline", content_args={"tag_pattern": tag})
     else:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from . import probes
 from .calls import CallError, analyse, tool_field
-from .diff import OPENERS, common_prefix, escape, first_token, snap_left, split_markers
+from .diff import OPENERS, common_prefix, escape, first_token, loose, snap_left, split_markers
 from .sandbox import Renderer, RenderError
 
 
@@ -63,6 +63,7 @@ class Inference:
         self.findings: list[Finding] = []
         self.explain: list[str] = []
         self.parts: dict[str, str] = {}
+        self.call_lead = ""  # regex of the marker that opens a call (or the call section), when it is a marker
 
     def stop_regex(self) -> str:
         """The markers that end the turn, as one regex (longest first)."""
@@ -179,9 +180,14 @@ class Inference:
 
         fields = {}
         if reasoning is not None:
+            close = r"\s*" + escape(reasoning[1])
+            if self.call_lead:
+                # A call's opening marker ends unclosed reasoning: models start calls without closing it.
+                close += r"|(?=\s*" + self.call_lead + ")"
+                self.parts["reasoning"] += "; a call's opening marker also ends it"
             fields["reasoning_content"] = {
                 "open_pattern": r"\s*" + escape(reasoning[0]),
-                "close_pattern": r"\s*" + escape(reasoning[1]),
+                "close_pattern": close,
                 "content": "text",
             }
         if tools is not None:
@@ -483,6 +489,10 @@ class Inference:
                 renders = [one_t[start:]] + ([two_t[start:]] if two_t is not None else [])
                 break
             self.parts["tool_calls"] = spec.describe()
+            lead = (spec.section_open.strip() or spec.call_open.strip()) if spec.fmt != "json-list" else ""
+            lead = lead or (spec.section_open.strip() if spec.fmt == "json-list" else "")
+            if _marker(first_token(lead)):
+                self.call_lead = loose(lead)
             return built
         self.parts["tool_calls"] = f"none: {last_reason}"
         self.findings.append(Finding("tool calls", "no call / one call / two calls", last_reason, renders))
