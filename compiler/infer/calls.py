@@ -434,6 +434,32 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         value_end = escape(d["value_close"]) + following if d["value_close"] else following
         tag = escape(d["key_open"]) + "(?P<key>.+?)" + escape(d["key_close"]) + "(?P<value>.*?)" + value_end
         field.update(content="xml-inline", content_args={"tag_pattern": tag})
+        words = list(re.finditer(r"\w+", call_close))
+        if words:
+            # The call's close stays in its body (the close is a look-behind), and the body must end with it:
+            # a call cut off before its close has no arguments to give and raises, as a cut-off JSON call does.
+            word = words[-1]
+            tail = r"(?:\s*" + loose(section_close) + ")?" if section_close else ""
+            closed = loose(call_close) + tail
+            keyed = (
+                loose(call_close[: word.start()])
+                + "(?P<key>"
+                + word.group()
+                + ")"
+                + loose(call_close[word.end() :])
+                + tail
+            )
+            field["close_pattern"] = "(?<=" + closed + ")" + followed.replace(r"|\s*\Z)", r"|(?=\s*\Z))")
+            if d["value_close"]:
+                field["close_pattern"] += "|(?<=" + escape(d["value_close"]) + r"\s*" + closed + ")"
+            field["content_args"] = {
+                "tag_pattern": r"(?P<value>.*)" + keyed + r"\s*$",
+                "value_parser": {"name": "xml-inline", "args": {"tag_pattern": tag}},
+            }
+            transform = {
+                "type": "function",
+                "function": {"name": "{name}", "arguments": "{content." + word.group() + "}"},
+            }
     else:
         field["content"] = "json"
         if spec.fmt == "name-json-dialect":
