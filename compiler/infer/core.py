@@ -63,12 +63,27 @@ class Inference:
         self.findings: list[Finding] = []
         self.explain: list[str] = []
         self.parts: dict[str, str] = {}
+        self.empty_section = ""  # regex of a call section with no call in it
         self.call_lead = ""  # regex of the marker that opens a call (or the call section), when it is a marker
 
-    def stop_regex(self) -> str:
+    def stop_regex(self, stops=None) -> str:
         """The markers that end the turn, as one regex (longest first)."""
-        stops = sorted(self.stops, key=len, reverse=True)
+        stops = sorted(self.stops if stops is None else stops, key=len, reverse=True)
         return stops and (escape(stops[0]) if len(stops) == 1 else "(?:" + "|".join(map(escape, stops)) + ")") or ""
+
+    def content_close(self) -> str:
+        """Content ends at a stop marker. After the turn's own end marker (or the eos token) the message is over:
+        what a model writes after it (`<|im_end|>` then `<|endoftext|>`) is swallowed by the close. An empty
+        call section right before the end (`<tool_calls>` alone, `[TOOL_CALLS][]`) is no call and goes too."""
+        enders = self.stops[: self.enders]
+        others = self.stops[self.enders :]
+        empty = self.empty_section
+        close = r"\s*" + (r"(?:" + empty + r"\s*)?" if empty else "") + self.stop_regex(enders) + r"[\s\S]*"
+        if empty:
+            close += r"|\s*" + empty + r"\s*\Z"
+        if others:
+            close += r"|\s*" + self.stop_regex(others)
+        return close
 
     def log(self, label: str, text: str) -> None:
         self.explain.append(f"{label}: {text!r}")
@@ -163,6 +178,7 @@ class Inference:
         content_turn, mode, eot = self._content(modes)
         self.content_turn = content_turn
         self.stops = [stop for stop in dict.fromkeys([eot, *self.extra_stops]) if stop]
+        self.enders = len(self.stops)  # the turn's own end marker and the eos token; later stops end content only
         self.mode = mode
         reasoning = self._reasoning(modes, content_turn)
         if reasoning is not None:
@@ -194,7 +210,7 @@ class Inference:
             fields["tool_calls"] = tools
         content = {"content": "text", "repeats": True, "join": "\n"}
         if self.stops:
-            content = {"close_pattern": r"\s*" + self.stop_regex(), **content}
+            content = {"close_pattern": self.content_close(), **content}
         if content_open:
             # The template wraps content in markers (`<|START_TEXT|>`...): an explicit field; text outside drops.
             content = {"open_pattern": r"\s*" + escape(content_open), **content}
@@ -493,6 +509,10 @@ class Inference:
             lead = lead or (spec.section_open.strip() if spec.fmt == "json-list" else "")
             if _marker(first_token(lead)):
                 self.call_lead = loose(lead)
+            if spec.section_open.strip() and _marker(first_token(spec.section_open.strip())):
+                self.empty_section = loose(spec.section_open.strip())
+                if spec.section_close.strip():
+                    self.empty_section += r"(?:\s*" + loose(spec.section_close.strip()) + ")?"
             return built
         self.parts["tool_calls"] = f"none: {last_reason}"
         self.findings.append(Finding("tool calls", "no call / one call / two calls", last_reason, renders))
