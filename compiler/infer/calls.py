@@ -23,6 +23,10 @@ from .probes import CALL_A, CALL_B
 NAME = r"[^\s<>\[\]{}()\"'`,:;=|｜]+"
 
 
+# After a JSON body with no close marker: a line break, then text that cannot continue JSON (content).
+TEXT_AFTER_JSON = r"(?=[ \t]*\n\s*[^\s\[\]{}\",:])"
+
+
 class CallError(Exception):
     """Why the calls could not be inferred."""
 
@@ -314,8 +318,11 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         field = {"open_pattern": pattern + loose(section_open)}
         if section_close:
             field["close_pattern"] = r"\s*" + loose(section_close)
-        elif end_of_turn:
-            field["close_pattern"] = r"(?=\s*" + end_of_turn + ")"
+        else:
+            # Nothing closes the list: it ends at its `]` before the turn's end (the last thing in the output), or
+            # before a line break and text that cannot continue JSON (content after the calls).
+            closes = [r"(?<=\])(?=\s*" + end_of_turn + r"\s*\Z)"] if end_of_turn else []
+            field["close_pattern"] = "|".join(closes + [r"(?<=\])" + TEXT_AFTER_JSON])
         names = spec.details
         field.update(
             content="json",
@@ -401,6 +408,8 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         closes.append(after_body + r"(?=\s*" + next_open + ")")
         if end_of_turn:
             closes.append(after_body + r"(?=\s*" + end_of_turn + r"\s*\Z)")
+        if after_body:
+            closes.append(after_body + TEXT_AFTER_JSON)
     if spec.fmt == "python-call":
         closes = [r"\)" + (r"(?:\s*" + loose(section_close) + ")?" if section_close else "")]
     field = {"open_pattern": pattern, "close_pattern": "|".join(closes), "repeats": True}

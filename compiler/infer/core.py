@@ -495,6 +495,12 @@ class Inference:
             self._stop_after_call(turn, one_t, mode)
             try:
                 spec = analyse(one_t[start:], two_t[start:] if two_t is not None else None)
+                for stop in self.stops:
+                    # A section close that runs into the turn's end (`<｜tool▁calls▁end｜><｜end▁of▁sentence｜>`)
+                    # ends before it.
+                    at = spec.section_close.find(stop)
+                    if at > 0 and spec.section_close[:at].strip():
+                        spec.section_close = spec.section_close[:at]
                 closing = spec.section_close.strip()
                 if spec.fmt != "json-list" and _marker(closing) and closing not in self.stops:
                     # What ends a call section ends the turn too (Gemma's `<|tool_response>` after text).

@@ -5,7 +5,7 @@ rendered from.
 
 The prompt is the user turn with the generation prompt; the model output is
 what the full conversation renders after it (cut at a marker boundary, so a
-prompt that pre-opens reasoning keeps its opener), up to the end-of-turn marker.
+prompt that pre-opens reasoning keeps its opener), up to the first end-of-turn marker (one turn: a template that writes part of a message as a later turn shows it after that marker).
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def probe_text(
         cut = snap_left(full, common_prefix(full, prompt))
         output = full[cut:]
         if end_of_turn and end_of_turn in output:
-            output = output[: output.rfind(end_of_turn) + len(end_of_turn)]
+            output = output[: output.find(end_of_turn) + len(end_of_turn)]
         else:
             output = output.rstrip()
         for pair in ((prompt[:cut], output), (prompt, output)):
