@@ -292,8 +292,12 @@ class Inference:
 
     def _reasoning(self, modes, content_turn):
         tried = []
-        for mode in [m for m in modes if m.get("enable_thinking", m.get("thinking", True)) is not False]:
-            message = probes.assistant(probes.CONTENT, probes.REASONING)
+        thinking = [m for m in modes if m.get("enable_thinking", m.get("thinking", True)) is not False]
+        # Reasoning under reasoning_content (transformers aliases the other keys to it), then as a thinking part
+        # of a content list (`[{"type": "thinking", "thinking": ...}, {"type": "text", ...}]`).
+        for message, mode in [(probes.assistant(probes.CONTENT, probes.REASONING), m) for m in thinking] + [
+            (probes.thinking_parts(), m) for m in thinking
+        ]:
             try:
                 turn = self.turn(message, mode)
             except RenderError as error:
@@ -301,7 +305,8 @@ class Inference:
                 continue
             self.log(f"reasoning turn {mode or 'default'}", turn)
             r, c = turn.find(probes.REASONING), turn.find(probes.CONTENT)
-            if r < 0 or c < r:
+            if r < 0 or c < r or "'type'" in turn or '"type"' in turn:
+                # (a content list printed as a Python or JSON value is not a rendering of its parts)
                 tried.append(turn)
                 continue
             before, between = turn[:r], turn[r + len(probes.REASONING) : c]
@@ -326,7 +331,7 @@ class Inference:
                 return None
             self.parts["reasoning"] = f"open {open_!r}, close {close!r} (mode {mode or 'default'})"
             return open_, close, mode
-        switched = self._reasoning_from_switch(modes)
+        switched = self._reasoning_from_switch(modes) or self._reasoning_from_prompt(modes)
         if switched is not None:
             return switched
         head = split_markers(content_turn[: content_turn.find(probes.CONTENT)])
@@ -376,6 +381,35 @@ class Inference:
                 f"open {tail_on!r}, close {close!r} (from the {switch} switch: the history drops reasoning)"
             )
             return tail_on, close, {switch: True}
+        return None
+
+    def _reasoning_from_prompt(self, modes):
+        """The generation prompt ends with an opener (`<think>`) the history turn does not show: the turn is
+        written after it. Its closer is the opener's closing form (`</think>`, `[/THINK]`), confirmed by a history
+        turn whose content holds reasoning, the closer, then the answer: the template drops what precedes it."""
+        for mode in [m for m in modes if m.get("enable_thinking", m.get("thinking", True)) is not False]:
+            prompt = self.prompts.get(self._key(mode), "")
+            tail = prompt[len(self.anchor) :] if prompt.startswith(self.anchor) else ""
+            markers = split_markers(tail)
+            if len(markers) != 1:
+                continue
+            opener = markers[0]
+            shape = re.fullmatch(r"(<\|?|\[)(\w[\w:.-]*)(\|?>|\])", opener)
+            if not shape:
+                continue
+            closer = shape.group(1) + "/" + shape.group(2) + shape.group(3)
+            written = probes.assistant(f"{probes.REASONING}{closer}\n\n{probes.CONTENT}")
+            try:
+                turn = self.turn(written, mode)
+            except RenderError:
+                continue
+            self.log(f"content holding reasoning and {closer!r}", turn)
+            if probes.CONTENT in turn and probes.REASONING not in turn:
+                self.parts["reasoning"] = (
+                    f"open {opener!r}, close {closer!r} (the generation prompt opens it; the history drops what "
+                    f"precedes {closer!r})"
+                )
+                return opener, closer, mode
         return None
 
     def _content_opener(self, content_turn: str, reasoning) -> str:
