@@ -454,6 +454,10 @@ class Inference:
         if not prompt.strip():
             at = bare.rfind("TOOLRESULT")
             prompt = bare[at + len("TOOLRESULT") :].strip() if at >= 0 else ""
+            markers = split_markers(prompt)
+            if markers and any(char in prompt for char in '"{}') and _marker(markers[-1]):
+                # The result's own closing marker, after the end of its value (`...}<tool_response|>`).
+                prompt = markers[-1]
         else:
             prompt = prompt[: len(prompt) - len(prompt.lstrip()) + len(prompt.strip())] if prompt.strip() else ""
             if self.anchor in prompt:
