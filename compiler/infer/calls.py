@@ -301,6 +301,13 @@ def _header(header: str) -> str:
     return loose(before[:cut], digits=True) + optional + loose(after, digits=True)
 
 
+def _attributes(text: str) -> str:
+    """A regex for the literal where quoted attribute values (`string="true"`) match any value: templates write
+    them per argument (DeepSeek V3.2's `string="false"` before a JSON value)."""
+    parts = re.split(r'(="[^"]*")', text)
+    return "".join('="[^"]*"' if part.startswith('="') else escape(part) for part in parts if part)
+
+
 def _punctuation(text: str) -> bool:
     return bool(text.strip()) and all(char in '{}[]",: \n' for char in text)
 
@@ -441,7 +448,7 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         # A value ends at its close when the next argument or the body's end follows (a value may hold the close).
         following = r"(?=\s*(?:" + loose(d["key_open"]) + "|$))"
         value_end = escape(d["value_close"]) + following if d["value_close"] else following
-        tag = escape(d["key_open"]) + "(?P<key>.+?)" + escape(d["key_close"]) + "(?P<value>.*?)" + value_end
+        tag = escape(d["key_open"]) + "(?P<key>.+?)" + _attributes(d["key_close"]) + "(?P<value>.*?)" + value_end
         field.update(content="xml-inline", content_args={"tag_pattern": tag})
         words = list(re.finditer(r"\w+", call_close))
         if words:
