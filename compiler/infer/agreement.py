@@ -181,8 +181,9 @@ def _cut_off(case: Case) -> bool:
 @dataclass(frozen=True)
 class Quirk:
     name: str
-    reason: str
+    reason: str  # why a render cannot show it
     test: Callable[[Case], bool]
+    tested: str  # what `test` checks, in words
 
 
 # In the order they are tried; the first that holds explains the sample.
@@ -193,30 +194,38 @@ QUIRKS = (
         "(reasoning_content or its aliases, or a thinking content part): an earlier or non-reasoning model of "
         "the family, or reasoning in a message shape of the template's own",
         _reasoning_not_rendered,
+        "the inferred template has no reasoning field, the sample holds reasoning (the hand-written result has it, "
+        "or the hand-written reasoning markers are in the output), and the calls came out the same",
     ),
     Quirk(
         "calls not rendered",
         "the sample holds tool calls, but this chat template renders none (it ignores them, or renders them "
         "only in a way the sandbox refuses)",
         _calls_not_rendered,
+        "the inferred template has no tool-call field, and the sample holds calls (the hand-written result has "
+        "them, or its call markers are in the output)",
     ),
     Quirk(
         "cut off",
         "the output stops before the turn's end: a render is always whole, so whether a cut-off call raises or "
         "keeps its fragment, and where a cut-off delimiter goes, is the hand-written template's choice",
         _cut_off,
+        "the sample is described as cut off, and the inferred end of turn is nowhere in it",
     ),
     Quirk(
         "call kept in unclosed reasoning",
         "a call written inside reasoning that was never closed: a render cannot show where the model meant the "
         "reasoning to end; the hand-written template keeps the call as reasoning text",
         _call_kept_in_reasoning,
+        "the hand-written result has no calls, and its reasoning holds the names of the calls the inferred "
+        "template found",
     ),
     Quirk(
         "unnamed eos",
         "the output ends with a token the chat template never writes (the model's eos token, which a bare "
         ".jinja does not name; pass --eos-token)",
         _unnamed_eos,
+        "only content differs, by one token at the end of the output that the chat template never writes",
     ),
     Quirk(
         "content joined otherwise",
@@ -224,6 +233,7 @@ QUIRKS = (
         "how the pieces around calls are joined cannot be rendered; the hand-written template joins them with "
         "another whitespace",
         _joined_otherwise,
+        "only content differs, by whitespace, in a message with calls",
     ),
 )
 

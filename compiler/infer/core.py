@@ -534,8 +534,8 @@ class Inference:
             try:
                 spec = analyse(one_t[start:], two_t[start:] if two_t is not None else None)
                 for stop in self.stops:
-                    # A section close that runs into the turn's end (`<｜tool▁calls▁end｜><｜end▁of▁sentence｜>`)
-                    # ends before it.
+                    # A section close that runs into the turn's end
+                    # (`<｜tool▁calls▁end｜><｜end▁of▁sentence｜>`) ends before it.
                     at = spec.section_close.find(stop)
                     if at > 0 and spec.section_close[:at].strip():
                         spec.section_close = spec.section_close[:at]

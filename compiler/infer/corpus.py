@@ -133,6 +133,6 @@ def agreement_table(rows: list[Row]) -> str:
 def quirks_table() -> str:
     from .agreement import QUIRKS
 
-    lines = ["| class | why a render cannot show it |", "|---|---|"]
-    lines += [f"| {quirk.name} | {_cell(quirk.reason)} |" for quirk in QUIRKS]
+    lines = ["| class | the test | why a render cannot show it |", "|---|---|---|"]
+    lines += [f"| {quirk.name} | {_cell(quirk.tested)} | {_cell(quirk.reason)} |" for quirk in QUIRKS]
     return "\n".join(lines)

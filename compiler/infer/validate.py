@@ -5,7 +5,9 @@ rendered from.
 
 The prompt is the user turn with the generation prompt; the model output is
 what the full conversation renders after it (cut at a marker boundary, so a
-prompt that pre-opens reasoning keeps its opener), up to the first end-of-turn marker (one turn: a template that writes part of a message as a later turn shows it after that marker).
+prompt that pre-opens reasoning keeps its opener), up to the first end-of-turn
+marker (one turn: a template that writes part of a message as a later turn
+shows that part after the marker).
 """
 
 from __future__ import annotations

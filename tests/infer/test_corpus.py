@@ -68,8 +68,15 @@ def test_explained_samples_name_their_class():
     names = {quirk.name for quirk in QUIRKS}
     assert all(quirk.reason for quirk in QUIRKS)
     # A chat template that renders neither reasoning nor calls: the family samples with them are explained.
-    found = agreement({"version": 1, "start_anchor": "<|im_start|>assistant\n", "fields": {"content": {
-        "close_pattern": r"\s*<\|im_end\|>[\s\S]*"}}}, "qwen3", "")
+    found = agreement(
+        {
+            "version": 1,
+            "start_anchor": "<|im_start|>assistant\n",
+            "fields": {"content": {"close_pattern": r"\s*<\|im_end\|>[\s\S]*"}},
+        },
+        "qwen3",
+        "",
+    )
     assert set(found.explained) <= names
     assert "reasoning not rendered" in found.explained and "calls not rendered" in found.explained
     assert found.agree + found.explained_count + len(found.disagreements) == found.total
