@@ -328,7 +328,7 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         else:
             # Nothing closes the list: it ends at its `]` before the turn's end (the last thing in the output), or
             # before a line break and text that cannot continue JSON (content after the calls).
-            closes = [r"(?<=\])(?=\s*" + end_of_turn + r"\s*\Z)"] if end_of_turn else []
+            closes = [r"(?<=\])\s*" + end_of_turn + r"\s*\Z"] if end_of_turn else []
             field["close_pattern"] = "|".join(closes + [r"(?<=\])" + TEXT_AFTER_JSON])
         names = spec.details
         field.update(
@@ -414,7 +414,8 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         after_body = r"(?<=\})" if spec.fmt != "xml-params" else ""
         closes.append(after_body + r"(?=\s*" + next_open + ")")
         if end_of_turn:
-            closes.append(after_body + r"(?=\s*" + end_of_turn + r"\s*\Z)")
+            # (consumed with it: a look-ahead to the end would hold at the end of every chunk)
+            closes.append(after_body + r"\s*" + end_of_turn + r"\s*\Z")
         if after_body:
             closes.append(after_body + TEXT_AFTER_JSON)
     if spec.fmt == "python-call":
@@ -465,7 +466,7 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
                 + loose(call_close[word.end() :])
                 + tail
             )
-            field["close_pattern"] = "(?<=" + closed + ")" + followed.replace(r"|\s*\Z)", r"|(?=\s*\Z))")
+            field["close_pattern"] = "(?<=" + closed + ")" + followed
             if d["value_close"]:
                 field["close_pattern"] += "|(?<=" + escape(d["value_close"]) + r"\s*" + closed + ")"
             field["content_args"] = {
