@@ -20,7 +20,7 @@ from typing import Callable
 from ..frontend import source as sources
 from ..pipeline import compile_template
 from ..resources import TEMPLATES_DIR
-from .diff import OPENERS
+from .diff import OPENERS, split_markers
 from .probes import REASONING_KEYS
 from .validate import normalise
 
@@ -130,7 +130,29 @@ def _calls_not_rendered(case: Case) -> bool:
     if case.inferred_has("tool_calls"):
         return False
     want_calls = isinstance(case.want, dict) and "tool_calls" in case.want
-    return want_calls or case.hand_markers_in_output("tool_calls")
+    return want_calls or case.hand_markers_in_output("tool_calls") or _hand_markers_left(case)
+
+
+def _hand_markers_left(case: Case) -> bool:
+    """Only content differs, by markers of the hand-written template's own (an empty call section it drops)."""
+    if not case.only_content_differs():
+        return False
+    got = case.got.get("content") or ""
+    for word in (case.want.get("content") or "").split():
+        got = got.replace(word, " ", 1)
+    left = "".join(split_markers(got))
+    if not left or left[0] not in OPENERS:
+        return False
+    for spec in case.hand.get("fields", {}).values():
+        for key in ("open", "close"):
+            literal = spec.get(key)
+            pattern = spec.get(key + "_pattern") or (
+                "|".join(map(regex.escape, [literal] if isinstance(literal, str) else literal)) if literal else ""
+            )
+            found = regex.search(pattern, left, regex.S) if pattern else None
+            if found is not None and found.group().strip() == left:
+                return True
+    return False
 
 
 def _call_kept_in_reasoning(case: Case) -> bool:
@@ -203,7 +225,8 @@ QUIRKS = (
         "only in a way the sandbox refuses)",
         _calls_not_rendered,
         "the inferred template has no tool-call field, and the sample holds calls (the hand-written result has "
-        "them, or its call markers are in the output)",
+        "them, or its call markers are in the output) or only content differs, by a delimiter of the "
+        "hand-written template (an empty call section it drops)",
     ),
     Quirk(
         "cut off",
