@@ -46,6 +46,7 @@ class Inferred:
     prompt_tail: str  # generation prompt after the anchor (pre-opened reasoning)
     end_of_turn: str
     parts: dict  # part -> short description
+    enders: list[str] = field(default_factory=list)  # markers that end a turn (the content turn's and others)
 
 
 def thinking_modes(chat_template: str) -> list[dict]:
@@ -188,6 +189,7 @@ class Inference:
                 self.anchor = self.anchor[: self.anchor.index(open_)]
                 if not self.anchor.strip():
                     raise InferError("the generation prompt is only the reasoning opener; no start anchor")
+        self.reasoning_pair = reasoning[:2] if reasoning is not None else None
         tools = self._tools(mode, eot)
         content_open = self._content_opener(content_turn, reasoning)
         if reasoning is not None and content_open and reasoning[1].endswith(content_open):
@@ -239,7 +241,8 @@ class Inference:
             if prompts[self._key(self.mode)].startswith(self.anchor)
             else ""
         )
-        return Inferred(template, self.findings, self.explain, self.mode, tail, eot, self.parts)
+        enders = self.stops[: self.enders]
+        return Inferred(template, self.findings, self.explain, self.mode, tail, eot, self.parts, enders)
 
     def _align(self, anchor: str) -> str:
         """Drop trailing markers of the anchor that the history turn does not show (a pre-opened `<think>`)."""
@@ -331,7 +334,11 @@ class Inference:
                 return None
             self.parts["reasoning"] = f"open {open_!r}, close {close!r} (mode {mode or 'default'})"
             return open_, close, mode
-        switched = self._reasoning_from_switch(modes) or self._reasoning_from_prompt(modes)
+        switched = (
+            self._reasoning_beside_calls(thinking)
+            or self._reasoning_from_switch(modes)
+            or self._reasoning_from_prompt(modes)
+        )
         if switched is not None:
             return switched
         head = split_markers(content_turn[: content_turn.find(probes.CONTENT)])
@@ -381,6 +388,30 @@ class Inference:
                 f"open {tail_on!r}, close {close!r} (from the {switch} switch: the history drops reasoning)"
             )
             return tail_on, close, {switch: True}
+        return None
+
+    def _reasoning_beside_calls(self, modes):
+        """Reasoning rendered only in turns with calls (a plan before the calls): the call turn with reasoning is
+        the call turn without it, with the reasoning text inserted between an opener and a closer."""
+        for mode in modes:
+            try:
+                with_reasoning = self.turn(probes.assistant("", probes.REASONING, [probes.CALL_A]), mode)
+                without = self.turn(probes.assistant("", calls=[probes.CALL_A]), mode)
+            except RenderError:
+                continue
+            r, n = with_reasoning.find(probes.REASONING), with_reasoning.find(probes.CALL_A["name"])
+            if r < 0 or n < r:
+                continue
+            before, after = with_reasoning[:r], with_reasoning[r + len(probes.REASONING) :]
+            markers = split_markers(before)
+            if before + after != without or not markers:
+                continue
+            open_, close = markers[-1], first_token(after)
+            if not _marker(open_) or not _marker(close):
+                continue
+            self.log(f"call turn with reasoning {mode or 'default'}", with_reasoning)
+            self.parts["reasoning"] = f"open {open_!r}, close {close!r} (mode {mode or 'default'}; only beside calls)"
+            return open_, close, mode
         return None
 
     def _reasoning_from_prompt(self, modes):
@@ -533,12 +564,31 @@ class Inference:
             self._stop_after_call(turn, one_t, mode)
             try:
                 spec = analyse(one_t[start:], two_t[start:] if two_t is not None else None)
-                for stop in self.stops:
-                    # A section close that runs into the turn's end
-                    # (`<｜tool▁calls▁end｜><｜end▁of▁sentence｜>`) ends before it.
-                    at = spec.section_close.find(stop)
+                if self.reasoning_pair:
+                    # An empty reasoning pair the call turn writes before its calls is reasoning, not a call marker.
+                    pair = re.match(
+                        r"\s*" + escape(self.reasoning_pair[0]) + r"\s*" + escape(self.reasoning_pair[1]),
+                        spec.section_open,
+                    ) or re.match(
+                        r"\s*" + escape(self.reasoning_pair[0]) + r"\s*" + escape(self.reasoning_pair[1]),
+                        spec.call_open,
+                    )
+                    if pair and spec.section_open.startswith(pair.group()):
+                        spec.section_open = spec.section_open[pair.end() :]
+                    elif pair and not spec.section_open.strip():
+                        spec.call_open = spec.call_open[pair.end() :]
+                for stop in [*self.stops, self.anchor.strip()]:
+                    # A section close that runs into the turn's end (`<｜tool▁calls▁end｜><｜end▁of▁sentence｜>`)
+                    # or into the next turn's start ends before it.
+                    at = spec.section_close.find(stop) if stop else -1
                     if at > 0 and spec.section_close[:at].strip():
-                        spec.section_close = spec.section_close[:at]
+                        spec.section_close, rest = spec.section_close[:at], spec.section_close[at:]
+                        ender = first_token(rest)
+                        if stop not in self.stops and _marker(ender) and ender not in self.stops:
+                            # What starts the next turn ends this one.
+                            self.stops.insert(self.enders, ender)
+                            self.enders += 1
+                            self.parts["end_of_turn"] += f", {ender!r} (where the next turn starts after calls)"
                 closing = spec.section_close.strip()
                 if spec.fmt != "json-list" and _marker(closing) and closing not in self.stops:
                     # What ends a call section ends the turn too (Gemma's `<|tool_response>` after text).
