@@ -195,3 +195,24 @@ def test_reasoning_as_a_thinking_part():
     fields = infer_source(_source(THINKING_PARTS)).inferred.template["fields"]
     assert fields["reasoning_content"]["open_pattern"] == r"\s*\[T\]"
     assert fields["reasoning_content"]["close_pattern"] == r"\s*\[/T\]"
+
+
+# Reasoning (a plan) rendered only in turns with calls; an empty plan pair otherwise precedes the calls.
+BESIDE_CALLS = """{%- for m in messages -%}
+<|{{ m.role }}|>
+{%- if m.tool_calls %}<plan>{{ m.reasoning_content or '' }}</plan><act>{{ m.tool_calls | map(attribute='function')
+| list | tojson }}</act>{% else %}{{ m.content }}{% endif %}<|end|>
+{% endfor -%}
+{%- if add_generation_prompt %}<|assistant|>{% endif %}"""
+
+
+def test_reasoning_rendered_only_beside_calls():
+    result = infer_source(_source(BESIDE_CALLS))
+    fields = result.inferred.template["fields"]
+    assert fields["reasoning_content"]["open_pattern"] == r"\s*<plan>"
+    assert fields["tool_calls"]["open_pattern"] == r"\s*<act>"
+    module = compile_template(result.inferred.template)
+    message = module.parse_response(
+        '<plan>Look it up.</plan><act>[{"name": "f", "arguments": {"x": 1}}]</act><|end|>', prefix="<|assistant|>"
+    )
+    assert message == {"role": "assistant", "reasoning_content": "Look it up.", "tool_calls": F}
