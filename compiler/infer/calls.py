@@ -371,6 +371,13 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
             pattern += loose(call_open)
         pattern += "(?P<name>" + NAME + r")\("
         next_open = "(?:" + "|".join(starts) + ")" if starts else loose(section_open)
+        # The next call as it follows a call's `)`: the separator (or the call marker), then a name and `(`.
+        # and a keyword argument or `)` (`"a), f(b"` inside a string is not a next call).
+        if call_open:
+            next_call = r"\s*" + loose(call_open) + NAME + r"\("
+        else:
+            next_call = (loose(separator) if separator.strip() else r"\s*") + NAME + r"\("
+        next_call += r"(?:\s*[A-Za-z_]\w*\s*=|\s*\))"
         transform = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
     else:
         if not call_open:
@@ -419,7 +426,13 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         if after_body:
             closes.append(after_body + TEXT_AFTER_JSON)
     if spec.fmt == "python-call":
-        closes = [r"\)" + (r"(?:\s*" + loose(section_close) + ")?" if section_close else "")]
+        # A `)` ends the call only before the section's close, the next call, the turn's end or the output's end
+        # (a `)` inside a quoted argument does not).
+        closes = [r"\)\s*" + loose(section_close)] if section_close else []
+        closes.append(r"\)(?=" + next_call + ")")
+        if end_of_turn:
+            closes.append(r"\)(?=\s*" + end_of_turn + ")")
+        closes.append(r"\)\s*\Z")
     field = {"open_pattern": pattern, "close_pattern": "|".join(closes), "repeats": True}
     if spec.fmt == "python-call":
         quote = escape(spec.details["quote"])
@@ -430,6 +443,8 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
             + quote
             + r"\\]|\\.)*"
             + quote
+            # (a JSON string too, where the template renders another quote)
+            + (r'|"(?:[^"\\]|\\.)*"' if spec.details["quote"] != '"' else "")
             + r"|\[[^\[\]]*\]|\{[^{}\[\]]*(?:\[[^\[\]]*\][^{}\[\]]*)*\}|[^,()\[\]{}]*"
         )
         parser = {"name": "json", "args": {"allow_non_json": True}}
