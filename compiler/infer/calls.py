@@ -366,7 +366,7 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         starts = [loose(call_open)] if call_open else []
         if not call_open:
             starts = [r"(?<=\))" + (loose(separator) if separator.strip() else r"\s*")]
-            pattern = r"\s*(?:" + loose(section_open) + r"\s*|" + starts[0] + ")"
+            pattern = "(?:" + starts[0] + r"|\s*" + loose(section_open) + r"\s*)"
         else:
             pattern += loose(call_open)
         pattern += "(?P<name>" + NAME + r")\("
