@@ -199,6 +199,11 @@ class Inference:
         fields = {}
         if reasoning is not None:
             close = r"\s*" + escape(reasoning[1])
+            markers = split_markers(reasoning[1])
+            if len(markers) > 1 and _marker(markers[0]):
+                # A closer of several markers (`<|end|><|start|>assistant`): a model that stops after the first
+                # one (its stop token) ends the reasoning there.
+                close += r"|\s*" + escape(markers[0]) + r"\s*\Z"
             if self.call_lead:
                 # A call's opening marker ends unclosed reasoning: models start calls without closing it.
                 close += r"|(?=\s*" + self.call_lead + ")"
