@@ -22,9 +22,9 @@ CORPUS = ROOT.parent / "shared" / "chat_templates"
 # Recorded floors (see the module docstring).
 COMPLETE_FLOOR = 33  # inferred completely
 ROUNDTRIP_FLOOR = 41  # every applicable validation probe comes back
-AGREEING_SAMPLES_FLOOR = 512  # family samples parsed as the hand-written template parses them
-COVERED_SAMPLES_FLOOR = 683  # agreeing or explained (agreement.QUIRKS)
-COVERED_TEMPLATES_FLOOR = 33  # chat templates whose family samples agree or are explained for at least 90%
+AGREEING_SAMPLES_FLOOR = 513  # family samples parsed as the hand-written template parses them
+COVERED_SAMPLES_FLOOR = 684  # agreeing or explained (agreement.QUIRKS)
+COVERED_TEMPLATES_FLOOR = 34  # chat templates whose family samples agree or are explained for at least 90%
 
 
 def test_the_corpus_is_there():
