@@ -79,11 +79,15 @@ def run_infer(args: argparse.Namespace) -> int:
     from ..infer.load import write_response_template
 
     if args.corpus is not None:
-        from ..infer.corpus import run, table
+        from ..infer.corpus import agreement_table, quirks_table, run, table
 
         rows = run(args.corpus)
         if args.table:
             print(table(rows))
+            print()
+            print(agreement_table(rows))
+            print()
+            print(quirks_table())
         else:
             for row in rows:
                 print(f"{row.name}: {row.status} {row.passed}/{row.total} {row.reason}")

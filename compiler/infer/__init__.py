@@ -29,7 +29,7 @@ def infer_source(source: ChatSource, *, timeout: float | None = None) -> Result:
     kwargs = {"timeout": timeout} if timeout else {}
     with Renderer(source.chat_template, bos_token=source.bos_token, eos_token=source.eos_token, **kwargs) as renderer:
         inferred = infer_template(renderer, (source.eos_token,) if source.tokens_known and source.eos_token else ())
-        check = roundtrip(inferred.template, renderer, inferred.mode)
+        check = roundtrip(inferred.template, renderer, inferred.mode, inferred.enders)
     return Result(source, inferred, check)
 
 

@@ -23,6 +23,10 @@ from .probes import CALL_A, CALL_B
 NAME = r"[^\s<>\[\]{}()\"'`,:;=|｜]+"
 
 
+# After a JSON body with no close marker: a line break, then text that cannot continue JSON (content).
+TEXT_AFTER_JSON = r"(?=[ \t]*\n\s*[^\s\[\]{}\",:])"
+
+
 class CallError(Exception):
     """Why the calls could not be inferred."""
 
@@ -297,6 +301,13 @@ def _header(header: str) -> str:
     return loose(before[:cut], digits=True) + optional + loose(after, digits=True)
 
 
+def _attributes(text: str) -> str:
+    """A regex for the literal where quoted attribute values (`string="true"`) match any value: templates write
+    them per argument (DeepSeek V3.2's `string="false"` before a JSON value)."""
+    parts = re.split(r'(="[^"]*")', text)
+    return "".join('="[^"]*"' if part.startswith('="') else escape(part) for part in parts if part)
+
+
 def _punctuation(text: str) -> bool:
     return bool(text.strip()) and all(char in '{}[]",: \n' for char in text)
 
@@ -314,8 +325,11 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         field = {"open_pattern": pattern + loose(section_open)}
         if section_close:
             field["close_pattern"] = r"\s*" + loose(section_close)
-        elif end_of_turn:
-            field["close_pattern"] = r"(?=\s*" + end_of_turn + ")"
+        else:
+            # Nothing closes the list: it ends at its `]` before the turn's end (the last thing in the output), or
+            # before a line break and text that cannot continue JSON (content after the calls).
+            closes = [r"(?<=\])\s*" + end_of_turn + r"\s*\Z"] if end_of_turn else []
+            field["close_pattern"] = "|".join(closes + [r"(?<=\])" + TEXT_AFTER_JSON])
         names = spec.details
         field.update(
             content="json",
@@ -352,11 +366,18 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         starts = [loose(call_open)] if call_open else []
         if not call_open:
             starts = [r"(?<=\))" + (loose(separator) if separator.strip() else r"\s*")]
-            pattern = r"\s*(?:" + loose(section_open) + r"\s*|" + starts[0] + ")"
+            pattern = "(?:" + starts[0] + r"|\s*" + loose(section_open) + r"\s*)"
         else:
             pattern += loose(call_open)
         pattern += "(?P<name>" + NAME + r")\("
         next_open = "(?:" + "|".join(starts) + ")" if starts else loose(section_open)
+        # The next call as it follows a call's `)`: the separator (or the call marker), then a name and `(`.
+        # and a keyword argument or `)` (`"a), f(b"` inside a string is not a next call).
+        if call_open:
+            next_call = r"\s*" + loose(call_open) + NAME + r"\("
+        else:
+            next_call = (loose(separator) if separator.strip() else r"\s*") + NAME + r"\("
+        next_call += r"(?:\s*[A-Za-z_]\w*\s*=|\s*\))"
         transform = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
     else:
         if not call_open:
@@ -381,18 +402,37 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
             return field
         pattern += head
     closes = []
+    # What may follow a call's end: the next call, the turn's end, or the end of the output. A close marker
+    # followed by anything else (`print('</tool_call>')` inside an argument) is text of the call.
+    follow = [next_open] + ([end_of_turn] if end_of_turn else [])
+    followed = r"(?:(?=\s*(?:" + "|".join(follow) + r"))|\s*\Z)"
     if call_close:
-        closes.append(r"\s*" + loose(call_close) + (r"(?:\s*" + loose(section_close) + ")?" if section_close else ""))
+        tail = r"(?:\s*" + loose(section_close) + ")?" if section_close else ""
+        closes.append(r"\s*" + loose(call_close) + tail + followed)
+        # A close right after the end of the arguments' body (`}`, the last value's close) ends the call even
+        # when text follows it (content after calls).
+        body_end = spec.details.get("value_close", "") if spec.fmt == "xml-params" else "}"
+        if body_end:
+            closes.append("(?<=" + escape(body_end) + r")\s*" + loose(call_close) + tail)
     else:
         if section_close:
-            closes.append(r"\s*" + loose(section_close))
+            closes.append(r"\s*" + loose(section_close) + followed)
         # Nothing closes a call: it ends where the next call or the turn's end follows its JSON.
         after_body = r"(?<=\})" if spec.fmt != "xml-params" else ""
         closes.append(after_body + r"(?=\s*" + next_open + ")")
         if end_of_turn:
-            closes.append(after_body + r"(?=\s*" + end_of_turn + ")")
+            # (consumed with it: a look-ahead to the end would hold at the end of every chunk)
+            closes.append(after_body + r"\s*" + end_of_turn + r"\s*\Z")
+        if after_body:
+            closes.append(after_body + TEXT_AFTER_JSON)
     if spec.fmt == "python-call":
-        closes = [r"\)" + (r"(?:\s*" + loose(section_close) + ")?" if section_close else "")]
+        # A `)` ends the call only before the section's close, the next call, the turn's end or the output's end
+        # (a `)` inside a quoted argument does not).
+        closes = [r"\)\s*" + loose(section_close)] if section_close else []
+        closes.append(r"\)(?=" + next_call + ")")
+        if end_of_turn:
+            closes.append(r"\)(?=\s*" + end_of_turn + ")")
+        closes.append(r"\)\s*\Z")
     field = {"open_pattern": pattern, "close_pattern": "|".join(closes), "repeats": True}
     if spec.fmt == "python-call":
         quote = escape(spec.details["quote"])
@@ -403,6 +443,8 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
             + quote
             + r"\\]|\\.)*"
             + quote
+            # (a JSON string too, where the template renders another quote)
+            + (r'|"(?:[^"\\]|\\.)*"' if spec.details["quote"] != '"' else "")
             + r"|\[[^\[\]]*\]|\{[^{}\[\]]*(?:\[[^\[\]]*\][^{}\[\]]*)*\}|[^,()\[\]{}]*"
         )
         parser = {"name": "json", "args": {"allow_non_json": True}}
@@ -419,9 +461,37 @@ def tool_field(spec: CallSpec, end_of_turn: str) -> dict:
         return field
     if spec.fmt == "xml-params":
         d = spec.details
-        value_end = escape(d["value_close"]) if d["value_close"] else "(?=" + loose(d["key_open"]) + "|$)"
-        tag = escape(d["key_open"]) + "(?P<key>.+?)" + escape(d["key_close"]) + "(?P<value>.*?)" + value_end
+        # A value ends at its close when the next argument or the body's end follows (a value may hold the close).
+        following = r"(?=\s*(?:" + loose(d["key_open"]) + "|$))"
+        value_end = escape(d["value_close"]) + following if d["value_close"] else following
+        tag = escape(d["key_open"]) + "(?P<key>.+?)" + _attributes(d["key_close"]) + "(?P<value>.*?)" + value_end
         field.update(content="xml-inline", content_args={"tag_pattern": tag})
+        words = list(re.finditer(r"\w+", call_close))
+        if words:
+            # The call's close stays in its body (the close is a look-behind), and the body must end with it:
+            # a call cut off before its close has no arguments to give and raises, as a cut-off JSON call does.
+            word = words[-1]
+            tail = r"(?:\s*" + loose(section_close) + ")?" if section_close else ""
+            closed = loose(call_close) + tail
+            keyed = (
+                loose(call_close[: word.start()])
+                + "(?P<key>"
+                + word.group()
+                + ")"
+                + loose(call_close[word.end() :])
+                + tail
+            )
+            field["close_pattern"] = "(?<=" + closed + ")" + followed
+            if d["value_close"]:
+                field["close_pattern"] += "|(?<=" + escape(d["value_close"]) + r"\s*" + closed + ")"
+            field["content_args"] = {
+                "tag_pattern": r"(?P<value>.*)" + keyed + r"\s*$",
+                "value_parser": {"name": "xml-inline", "args": {"tag_pattern": tag}},
+            }
+            transform = {
+                "type": "function",
+                "function": {"name": "{name}", "arguments": "{content." + word.group() + "}"},
+            }
     else:
         field["content"] = "json"
         if spec.fmt == "name-json-dialect":

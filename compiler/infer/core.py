@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from . import probes
 from .calls import CallError, analyse, tool_field
-from .diff import OPENERS, common_prefix, escape, first_token, snap_left, split_markers
+from .diff import OPENERS, common_prefix, escape, first_token, loose, snap_left, split_markers
 from .sandbox import Renderer, RenderError
 
 
@@ -46,6 +46,7 @@ class Inferred:
     prompt_tail: str  # generation prompt after the anchor (pre-opened reasoning)
     end_of_turn: str
     parts: dict  # part -> short description
+    enders: list[str] = field(default_factory=list)  # markers that end a turn (the content turn's and others)
 
 
 def thinking_modes(chat_template: str) -> list[dict]:
@@ -63,11 +64,27 @@ class Inference:
         self.findings: list[Finding] = []
         self.explain: list[str] = []
         self.parts: dict[str, str] = {}
+        self.empty_section = ""  # regex of a call section with no call in it
+        self.call_lead = ""  # regex of the marker that opens a call (or the call section), when it is a marker
 
-    def stop_regex(self) -> str:
+    def stop_regex(self, stops=None) -> str:
         """The markers that end the turn, as one regex (longest first)."""
-        stops = sorted(self.stops, key=len, reverse=True)
+        stops = sorted(self.stops if stops is None else stops, key=len, reverse=True)
         return stops and (escape(stops[0]) if len(stops) == 1 else "(?:" + "|".join(map(escape, stops)) + ")") or ""
+
+    def content_close(self) -> str:
+        """Content ends at a stop marker. After the turn's own end marker (or the eos token) the message is over:
+        what a model writes after it (`<|im_end|>` then `<|endoftext|>`) is swallowed by the close. An empty
+        call section right before the end (`<tool_calls>` alone, `[TOOL_CALLS][]`) is no call and goes too."""
+        enders = self.stops[: self.enders]
+        others = self.stops[self.enders :]
+        empty = self.empty_section
+        close = r"\s*" + (r"(?:" + empty + r"\s*)?" if empty else "") + self.stop_regex(enders) + r"[\s\S]*"
+        if empty:
+            close += r"|\s*" + empty + r"\s*\Z"
+        if others:
+            close += r"|\s*" + self.stop_regex(others)
+        return close
 
     def log(self, label: str, text: str) -> None:
         self.explain.append(f"{label}: {text!r}")
@@ -162,6 +179,7 @@ class Inference:
         content_turn, mode, eot = self._content(modes)
         self.content_turn = content_turn
         self.stops = [stop for stop in dict.fromkeys([eot, *self.extra_stops]) if stop]
+        self.enders = len(self.stops)  # the turn's own end marker and the eos token; later stops end content only
         self.mode = mode
         reasoning = self._reasoning(modes, content_turn)
         if reasoning is not None:
@@ -171,6 +189,7 @@ class Inference:
                 self.anchor = self.anchor[: self.anchor.index(open_)]
                 if not self.anchor.strip():
                     raise InferError("the generation prompt is only the reasoning opener; no start anchor")
+        self.reasoning_pair = reasoning[:2] if reasoning is not None else None
         tools = self._tools(mode, eot)
         content_open = self._content_opener(content_turn, reasoning)
         if reasoning is not None and content_open and reasoning[1].endswith(content_open):
@@ -179,16 +198,26 @@ class Inference:
 
         fields = {}
         if reasoning is not None:
+            close = r"\s*" + escape(reasoning[1])
+            markers = split_markers(reasoning[1])
+            if len(markers) > 1 and _marker(markers[0]):
+                # A closer of several markers (`<|end|><|start|>assistant`): a model that stops after the first
+                # one (its stop token) ends the reasoning there.
+                close += r"|\s*" + escape(markers[0]) + r"\s*\Z"
+            if self.call_lead:
+                # A call's opening marker ends unclosed reasoning: models start calls without closing it.
+                close += r"|(?=\s*" + self.call_lead + ")"
+                self.parts["reasoning"] += "; a call's opening marker also ends it"
             fields["reasoning_content"] = {
                 "open_pattern": r"\s*" + escape(reasoning[0]),
-                "close_pattern": r"\s*" + escape(reasoning[1]),
+                "close_pattern": close,
                 "content": "text",
             }
         if tools is not None:
             fields["tool_calls"] = tools
         content = {"content": "text", "repeats": True, "join": "\n"}
         if self.stops:
-            content = {"close_pattern": r"\s*" + self.stop_regex(), **content}
+            content = {"close_pattern": self.content_close(), **content}
         if content_open:
             # The template wraps content in markers (`<|START_TEXT|>`...): an explicit field; text outside drops.
             content = {"open_pattern": r"\s*" + escape(content_open), **content}
@@ -217,7 +246,8 @@ class Inference:
             if prompts[self._key(self.mode)].startswith(self.anchor)
             else ""
         )
-        return Inferred(template, self.findings, self.explain, self.mode, tail, eot, self.parts)
+        enders = self.stops[: self.enders]
+        return Inferred(template, self.findings, self.explain, self.mode, tail, eot, self.parts, enders)
 
     def _align(self, anchor: str) -> str:
         """Drop trailing markers of the anchor that the history turn does not show (a pre-opened `<think>`)."""
@@ -270,8 +300,12 @@ class Inference:
 
     def _reasoning(self, modes, content_turn):
         tried = []
-        for mode in [m for m in modes if m.get("enable_thinking", m.get("thinking", True)) is not False]:
-            message = probes.assistant(probes.CONTENT, probes.REASONING)
+        thinking = [m for m in modes if m.get("enable_thinking", m.get("thinking", True)) is not False]
+        # Reasoning under reasoning_content (transformers aliases the other keys to it), then as a thinking part
+        # of a content list (`[{"type": "thinking", "thinking": ...}, {"type": "text", ...}]`).
+        for message, mode in [(probes.assistant(probes.CONTENT, probes.REASONING), m) for m in thinking] + [
+            (probes.thinking_parts(), m) for m in thinking
+        ]:
             try:
                 turn = self.turn(message, mode)
             except RenderError as error:
@@ -279,7 +313,8 @@ class Inference:
                 continue
             self.log(f"reasoning turn {mode or 'default'}", turn)
             r, c = turn.find(probes.REASONING), turn.find(probes.CONTENT)
-            if r < 0 or c < r:
+            if r < 0 or c < r or "'type'" in turn or '"type"' in turn:
+                # (a content list printed as a Python or JSON value is not a rendering of its parts)
                 tried.append(turn)
                 continue
             before, between = turn[:r], turn[r + len(probes.REASONING) : c]
@@ -304,7 +339,11 @@ class Inference:
                 return None
             self.parts["reasoning"] = f"open {open_!r}, close {close!r} (mode {mode or 'default'})"
             return open_, close, mode
-        switched = self._reasoning_from_switch(modes)
+        switched = (
+            self._reasoning_beside_calls(thinking)
+            or self._reasoning_from_switch(modes)
+            or self._reasoning_from_prompt(modes)
+        )
         if switched is not None:
             return switched
         head = split_markers(content_turn[: content_turn.find(probes.CONTENT)])
@@ -356,6 +395,59 @@ class Inference:
             return tail_on, close, {switch: True}
         return None
 
+    def _reasoning_beside_calls(self, modes):
+        """Reasoning rendered only in turns with calls (a plan before the calls): the call turn with reasoning is
+        the call turn without it, with the reasoning text inserted between an opener and a closer."""
+        for mode in modes:
+            try:
+                with_reasoning = self.turn(probes.assistant("", probes.REASONING, [probes.CALL_A]), mode)
+                without = self.turn(probes.assistant("", calls=[probes.CALL_A]), mode)
+            except RenderError:
+                continue
+            r, n = with_reasoning.find(probes.REASONING), with_reasoning.find(probes.CALL_A["name"])
+            if r < 0 or n < r:
+                continue
+            before, after = with_reasoning[:r], with_reasoning[r + len(probes.REASONING) :]
+            markers = split_markers(before)
+            if before + after != without or not markers:
+                continue
+            open_, close = markers[-1], first_token(after)
+            if not _marker(open_) or not _marker(close):
+                continue
+            self.log(f"call turn with reasoning {mode or 'default'}", with_reasoning)
+            self.parts["reasoning"] = f"open {open_!r}, close {close!r} (mode {mode or 'default'}; only beside calls)"
+            return open_, close, mode
+        return None
+
+    def _reasoning_from_prompt(self, modes):
+        """The generation prompt ends with an opener (`<think>`) the history turn does not show: the turn is
+        written after it. Its closer is the opener's closing form (`</think>`, `[/THINK]`), confirmed by a history
+        turn whose content holds reasoning, the closer, then the answer: the template drops what precedes it."""
+        for mode in [m for m in modes if m.get("enable_thinking", m.get("thinking", True)) is not False]:
+            prompt = self.prompts.get(self._key(mode), "")
+            tail = prompt[len(self.anchor) :] if prompt.startswith(self.anchor) else ""
+            markers = split_markers(tail)
+            if len(markers) != 1:
+                continue
+            opener = markers[0]
+            shape = re.fullmatch(r"(<\|?|\[)(\w[\w:.-]*)(\|?>|\])", opener)
+            if not shape:
+                continue
+            closer = shape.group(1) + "/" + shape.group(2) + shape.group(3)
+            written = probes.assistant(f"{probes.REASONING}{closer}\n\n{probes.CONTENT}")
+            try:
+                turn = self.turn(written, mode)
+            except RenderError:
+                continue
+            self.log(f"content holding reasoning and {closer!r}", turn)
+            if probes.CONTENT in turn and probes.REASONING not in turn:
+                self.parts["reasoning"] = (
+                    f"open {opener!r}, close {closer!r} (the generation prompt opens it; the history drops what "
+                    f"precedes {closer!r})"
+                )
+                return opener, closer, mode
+        return None
+
     def _content_opener(self, content_turn: str, reasoning) -> str:
         """What the history writes before the content, besides an (empty) reasoning block."""
         head = content_turn[: content_turn.find(probes.CONTENT)].strip()
@@ -398,6 +490,10 @@ class Inference:
         if not prompt.strip():
             at = bare.rfind("TOOLRESULT")
             prompt = bare[at + len("TOOLRESULT") :].strip() if at >= 0 else ""
+            markers = split_markers(prompt)
+            if markers and any(char in prompt for char in '"{}') and _marker(markers[-1]):
+                # The result's own closing marker, after the end of its value (`...}<tool_response|>`).
+                prompt = markers[-1]
         else:
             prompt = prompt[: len(prompt) - len(prompt.lstrip()) + len(prompt.strip())] if prompt.strip() else ""
             if self.anchor in prompt:
@@ -473,6 +569,31 @@ class Inference:
             self._stop_after_call(turn, one_t, mode)
             try:
                 spec = analyse(one_t[start:], two_t[start:] if two_t is not None else None)
+                if self.reasoning_pair:
+                    # An empty reasoning pair the call turn writes before its calls is reasoning, not a call marker.
+                    pair = re.match(
+                        r"\s*" + escape(self.reasoning_pair[0]) + r"\s*" + escape(self.reasoning_pair[1]),
+                        spec.section_open,
+                    ) or re.match(
+                        r"\s*" + escape(self.reasoning_pair[0]) + r"\s*" + escape(self.reasoning_pair[1]),
+                        spec.call_open,
+                    )
+                    if pair and spec.section_open.startswith(pair.group()):
+                        spec.section_open = spec.section_open[pair.end() :]
+                    elif pair and not spec.section_open.strip():
+                        spec.call_open = spec.call_open[pair.end() :]
+                for stop in [*self.stops, self.anchor.strip()]:
+                    # A section close that runs into the turn's end (`<｜tool▁calls▁end｜><｜end▁of▁sentence｜>`)
+                    # or into the next turn's start ends before it.
+                    at = spec.section_close.find(stop) if stop else -1
+                    if at > 0 and spec.section_close[:at].strip():
+                        spec.section_close, rest = spec.section_close[:at], spec.section_close[at:]
+                        ender = first_token(rest)
+                        if stop not in self.stops and _marker(ender) and ender not in self.stops:
+                            # What starts the next turn ends this one.
+                            self.stops.insert(self.enders, ender)
+                            self.enders += 1
+                            self.parts["end_of_turn"] += f", {ender!r} (where the next turn starts after calls)"
                 closing = spec.section_close.strip()
                 if spec.fmt != "json-list" and _marker(closing) and closing not in self.stops:
                     # What ends a call section ends the turn too (Gemma's `<|tool_response>` after text).
@@ -483,6 +604,14 @@ class Inference:
                 renders = [one_t[start:]] + ([two_t[start:]] if two_t is not None else [])
                 break
             self.parts["tool_calls"] = spec.describe()
+            lead = (spec.section_open.strip() or spec.call_open.strip()) if spec.fmt != "json-list" else ""
+            lead = lead or (spec.section_open.strip() if spec.fmt == "json-list" else "")
+            if _marker(first_token(lead)):
+                self.call_lead = loose(lead)
+            if spec.section_open.strip() and _marker(first_token(spec.section_open.strip())):
+                self.empty_section = loose(spec.section_open.strip())
+                if spec.section_close.strip():
+                    self.empty_section += r"(?:\s*" + loose(spec.section_close.strip()) + ")?"
             return built
         self.parts["tool_calls"] = f"none: {last_reason}"
         self.findings.append(Finding("tool calls", "no call / one call / two calls", last_reason, renders))

@@ -87,6 +87,14 @@ def assistant(
     return message
 
 
+def thinking_parts(content: str = CONTENT, reasoning: str = REASONING) -> dict:
+    """An assistant turn whose content is a list of parts, reasoning as a thinking part (Mistral's shape)."""
+    return {
+        "role": "assistant",
+        "content": [{"type": "thinking", "thinking": reasoning}, {"type": "text", "text": content}],
+    }
+
+
 def expected(content: str | None = "", reasoning: str | None = None, calls: list[dict] = ()) -> dict:
     """The message a parser must give back for a probe."""
     message: dict = {"role": "assistant"}

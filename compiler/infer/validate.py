@@ -5,7 +5,9 @@ rendered from.
 
 The prompt is the user turn with the generation prompt; the model output is
 what the full conversation renders after it (cut at a marker boundary, so a
-prompt that pre-opens reasoning keeps its opener), up to the end-of-turn marker.
+prompt that pre-opens reasoning keeps its opener), up to the first end-of-turn
+marker (one turn: a template that writes part of a message as a later turn
+shows that part after the marker).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def normalise(message: dict) -> dict:
 
 
 def probe_text(
-    renderer: Renderer, message: dict, mode: dict, end_of_turn: str, modes: list[dict] = ()
+    renderer: Renderer, message: dict, mode: dict, end_of_turn: str, modes: list[dict] = (), stops=()
 ) -> list[tuple[str, str]]:
     """Candidate (prefix, model output) pairs for one assistant message, the likeliest first."""
     full = renderer.render([probes.USER, message], tools=probes.render_tools(renderer), **mode)
@@ -94,8 +96,10 @@ def probe_text(
             continue
         cut = snap_left(full, common_prefix(full, prompt))
         output = full[cut:]
-        if end_of_turn and end_of_turn in output:
-            output = output[: output.rfind(end_of_turn) + len(end_of_turn)]
+        ends = [(output.find(stop), stop) for stop in (end_of_turn, *stops) if stop and stop in output]
+        if ends:
+            at, stop = min(ends)
+            output = output[: at + len(stop)]
         else:
             output = output.rstrip()
         for pair in ((prompt[:cut], output), (prompt, output)):
@@ -110,7 +114,8 @@ def end_of_turn(renderer: Renderer, mode: dict) -> str:
     return first_token(turn[at + len(probes.CONTENT) :]) if at >= 0 else ""
 
 
-def roundtrip(template: dict, renderer: Renderer, mode: dict | None = None) -> RoundTrip:
+def roundtrip(template: dict, renderer: Renderer, mode: dict | None = None, stops=()) -> RoundTrip:
+    """`stops`: markers that end a turn besides the content turn's own (what infer found after calls)."""
     from .core import thinking_modes
 
     mode = mode or {}
@@ -135,7 +140,7 @@ def roundtrip(template: dict, renderer: Renderer, mode: dict | None = None) -> R
             continue
         message = probes.assistant(content, reasoning, calls)
         try:
-            pairs = probe_text(renderer, message, mode, eot, modes)
+            pairs = probe_text(renderer, message, mode, eot, modes, stops)
         except RenderError as error:
             report.skipped.append((name, f"does not render: {error}"))
             continue

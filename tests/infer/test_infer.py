@@ -23,15 +23,16 @@ def test_chatml_reasoning_and_json_calls():
     fields = template["fields"]
     assert list(fields) == ["reasoning_content", "tool_calls", "content"]
     assert fields["reasoning_content"]["open_pattern"] == r"\s*<think>"
-    assert fields["reasoning_content"]["close_pattern"] == r"\s*</think>"
+    # A call's opening marker also ends reasoning (models start calls without closing it).
+    assert fields["reasoning_content"]["close_pattern"] == r"\s*</think>|(?=\s*<tool_call>)"
     calls = fields["tool_calls"]
     assert calls["content"] == "json"
     assert calls["transform"] == {
         "type": "function",
         "function": {"name": "{content.name}", "arguments": "{content.arguments}"},
     }
-    # The end of turn the render shows, and the eos token the source names.
-    assert fields["content"]["close_pattern"] == r"\s*(?:<\|im_end\|>|</s>)"
+    # The end of turn the render shows, and the eos token the source names; what follows them is not the message.
+    assert fields["content"]["close_pattern"] == r"\s*(?:<\|im_end\|>|</s>)[\s\S]*"
     assert result.complete, result.check.lines()
     module = compile_template(template)
     message = module.parse_response(
@@ -53,7 +54,10 @@ def test_xml_parameters_with_name_in_the_marker():
     calls = fields["tool_calls"]
     assert calls["content"] == "xml-inline"
     assert "(?P<name>" in calls["open_pattern"]
-    assert calls["content_args"]["tag_pattern"] == "<arg\\ (?P<key>.+?)>(?P<value>.*?)</arg>"
+    # The call's close stays in the body, which must end with it; inside it, one tag pair per argument.
+    assert calls["content_args"]["tag_pattern"] == r"(?P<value>.*)</(?P<key>call)>\s*$"
+    inner = calls["content_args"]["value_parser"]["args"]["tag_pattern"]
+    assert inner == r"<arg\ (?P<key>.+?)>(?P<value>.*?)</arg>(?=\s*(?:<arg\s*|$))"
     assert "reasoning_content" not in fields
     assert any(f.part == "reasoning" for f in result.inferred.findings)
     assert result.complete, result.check.lines()
@@ -65,7 +69,7 @@ def test_name_json_without_generation_prompt_and_unusual_markers():
     assert template["start_anchor"] == "◁/user▷"
     calls = template["fields"]["tool_calls"]
     assert calls["open_pattern"].startswith(r"\s*【call】(?P<name>")
-    assert template["fields"]["content"]["close_pattern"] == r"\s*<EOS>"
+    assert template["fields"]["content"]["close_pattern"] == r"\s*<EOS>[\s\S]*"
     assert result.complete, result.check.lines()
 
 
@@ -116,3 +120,99 @@ def test_json_dialect_arguments():
     calls = result.inferred.template["fields"]["tool_calls"]
     assert calls["content_args"] == {"unquoted_keys": True, "string_delims": [["<|q|>", "<|q|>"]]}
     assert result.complete, result.check.lines()
+
+
+CHATML_PREFIX = "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n"
+CALL = '{"name": "f", "arguments": {"x": 1}}'
+F = [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]
+
+
+def test_outputs_a_render_does_not_show():
+    """Rules for what models write beyond the renders: calls in unclosed reasoning, a close inside an argument,
+    text after calls, what follows the end of turn."""
+    module = compile_template(infer_source(_source(ct.CHATML)).inferred.template)
+
+    def parse(text):
+        return module.parse_response(text, prefix=CHATML_PREFIX)
+
+    assert parse(f"<think>\nhm\n<tool_call>\n{CALL}\n</tool_call><|im_end|>") == {
+        "role": "assistant",
+        "reasoning_content": "hm",
+        "tool_calls": F,
+    }
+    inside = '{"name": "f", "arguments": {"x": "</tool_call> y"}}'
+    assert parse(f"<tool_call>\n{inside}\n</tool_call><|im_end|>")["tool_calls"][0]["function"]["arguments"] == {
+        "x": "</tool_call> y"
+    }
+    assert parse(f"<tool_call>\n{CALL}\n</tool_call>\nDone.<|im_end|>") == {
+        "role": "assistant",
+        "tool_calls": F,
+        "content": "Done.",
+    }
+    assert parse("Hi!<|im_end|>\n<|endoftext|>") == {"role": "assistant", "content": "Hi!"}
+
+
+def test_xml_call_cut_off_before_its_close_raises():
+    import pytest
+
+    module = compile_template(infer_source(_source(ct.XML_PARAMS)).inferred.template)
+    prefix = "[user]q[end]\n[assistant]"
+    whole = "\n<call name=f>\n<arg x>1</arg>\n</call>[end]"
+    assert module.parse_response(whole, prefix=prefix)["tool_calls"][0]["function"] == {
+        "name": "f",
+        "arguments": {"x": "1"},
+    }
+    with pytest.raises(ValueError):
+        module.parse_response("\n<call name=f>\n<arg x>1</a", prefix=prefix)
+
+
+# The generation prompt opens <think>; the history keeps only what follows </think> in the content.
+PREOPENED = """{%- for m in messages -%}
+{%- if m.role == 'user' %}<|User|>{{ m.content }}{% else %}<|Assistant|>
+{%- set c = m.content %}{% if '</think>' in c %}{% set c = c.split('</think>')[-1] %}{% endif %}{{ c }}<|end|>{% endif %}
+{%- endfor -%}
+{%- if add_generation_prompt %}<|Assistant|><think>\n{% endif %}"""
+
+# Reasoning only as a thinking part of a content list.
+THINKING_PARTS = """{%- for m in messages -%}
+<{{ m.role }}>{%- if m.content is string %}{{ m.content }}{% else %}{% for p in m.content %}
+{%- if p.type == 'thinking' %}[T]{{ p.thinking }}[/T]{% else %}{{ p.text }}{% endif %}{% endfor %}{% endif %}</s>
+{% endfor -%}
+{%- if add_generation_prompt %}<assistant>{% endif %}"""
+
+
+def test_reasoning_the_prompt_opens_and_the_history_drops():
+    result = infer_source(_source(PREOPENED))
+    fields = result.inferred.template["fields"]
+    assert fields["reasoning_content"]["open_pattern"] == r"\s*<think>"
+    assert fields["reasoning_content"]["close_pattern"] == r"\s*</think>"
+    module = compile_template(result.inferred.template)
+    message = module.parse_response("hm\n</think>\n\nok<|end|>", prefix="<|User|>q<|Assistant|><think>\n")
+    assert message == {"role": "assistant", "reasoning_content": "hm", "content": "ok"}
+
+
+def test_reasoning_as_a_thinking_part():
+    fields = infer_source(_source(THINKING_PARTS)).inferred.template["fields"]
+    assert fields["reasoning_content"]["open_pattern"] == r"\s*\[T\]"
+    assert fields["reasoning_content"]["close_pattern"] == r"\s*\[/T\]"
+
+
+# Reasoning (a plan) rendered only in turns with calls; an empty plan pair otherwise precedes the calls.
+BESIDE_CALLS = """{%- for m in messages -%}
+<|{{ m.role }}|>
+{%- if m.tool_calls %}<plan>{{ m.reasoning_content or '' }}</plan><act>{{ m.tool_calls | map(attribute='function')
+| list | tojson }}</act>{% else %}{{ m.content }}{% endif %}<|end|>
+{% endfor -%}
+{%- if add_generation_prompt %}<|assistant|>{% endif %}"""
+
+
+def test_reasoning_rendered_only_beside_calls():
+    result = infer_source(_source(BESIDE_CALLS))
+    fields = result.inferred.template["fields"]
+    assert fields["reasoning_content"]["open_pattern"] == r"\s*<plan>"
+    assert fields["tool_calls"]["open_pattern"] == r"\s*<act>"
+    module = compile_template(result.inferred.template)
+    message = module.parse_response(
+        '<plan>Look it up.</plan><act>[{"name": "f", "arguments": {"x": 1}}]</act><|end|>', prefix="<|assistant|>"
+    )
+    assert message == {"role": "assistant", "reasoning_content": "Look it up.", "tool_calls": F}
