@@ -73,14 +73,15 @@ random_lazy_pattern), every prefix of each text.
 
 from __future__ import annotations
 
-from .analysis import nullable
+from .analysis import max_length, nullable
 from .lookbehind_partial import backtrack_literals
-from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, root_of
+from .nodes import Alt, Anchor, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, children, root_of
 from .syntax import to_source
 
 _CLOSE = "close"  # a capturing group ends: skipped, but ends a literal run
 _STOP = "stop"  # the end of a repeat body or look-around: the test is not a literal
 _JOIN = "join"  # the end of an alternative: the run ends, the test goes on
+_BRANCHES = "branches"  # an alternation's branches after their common prefix: the run ends
 
 
 class _Unknown(Exception):
@@ -104,7 +105,10 @@ def _literal_char(node: Node) -> tuple[str, bool] | None:
 
 
 def _expand(items: list) -> list:
-    """Open up the first item until it is a marker or a leaf."""
+    """Open up the first item until it is a marker or a leaf. An alternation
+    whose branches share leading items is read as the module's optimiser
+    leaves it: the shared items, then the rest of the branches (a marker
+    that ends a literal run)."""
     while items:
         head = items[0]
         if isinstance(head, Concat):
@@ -113,9 +117,64 @@ def _expand(items: list) -> list:
             items = [head.body] + ([] if head.index is None else [_CLOSE]) + items[1:]
         elif isinstance(head, Repeat) and head.min == head.max == 1:
             items = [head.body] + items[1:]
+        elif isinstance(head, Alt):
+            prefix, _ = _split_alt(head)
+            if not prefix:
+                return items
+            items = prefix + [_BRANCHES] + items[1:]
         else:
             return items
     return items
+
+
+def _affix(node) -> bool:
+    """An item the module's optimiser may move out of alternatives (its
+    `can_be_affix`): not a repeat, a capturing group or a sequence."""
+    return isinstance(node, (Char, Dot, Category, Class, Anchor))
+
+
+def _normal(node: Node) -> Node:
+    found = _literal_char(node) if isinstance(node, Class) else None
+    return Char(found[0], found[1]) if found else node
+
+
+def _sequence(node: Node) -> list:
+    """A branch's items as the module's parser sees them: concatenations and
+    non-capturing groups opened up."""
+    if isinstance(node, Group) and node.index is None:
+        return _sequence(node.body)
+    if isinstance(node, Concat):
+        return [item for child in node.items for item in _sequence(child)]
+    if isinstance(node, Alt):
+        prefix, _ = _split_alt(node)
+        if prefix:
+            return prefix + [_BRANCHES]  # the module's Sequence(prefix, Branch), flattened
+    return [node]
+
+
+def _split_alt(node: Alt) -> tuple[list, list]:
+    """(the items common to the start of every branch, the branches' item
+    lists), as `regex`'s Branch.optimise splits them (`_split_common_prefix`,
+    after flattening branches that are alternations themselves)."""
+    branches: list[list] = []
+    for branch in node.branches:
+        inner = branch
+        while isinstance(inner, Group) and inner.index is None:
+            inner = inner.body
+        if isinstance(inner, Alt):
+            prefix, rest = _split_alt(inner)
+            if not prefix:  # still an alternation: its branches join this one's
+                branches.extend(rest)
+                continue
+        branches.append([_normal(item) for item in _sequence(branch)])
+    count = 0
+    while (
+        count < min(len(b) for b in branches)
+        and _affix(branches[0][count])
+        and all(b[count] == branches[0][count] for b in branches)
+    ):
+        count += 1
+    return branches[0][:count], [b[count:] for b in branches]
 
 
 def _test(follow: list) -> str:
@@ -137,20 +196,14 @@ def _test(follow: list) -> str:
             return found[0] if found else ""
         return _test([head.body, _STOP])
     if isinstance(head, Alt):
-        firsts = []
-        for branch in head.branches:
-            lead = _expand([branch])
-            firsts.append(_literal_char(lead[0]) if lead and lead[0] not in (_CLOSE, _STOP, _JOIN) else None)
-        if len(head.branches) > 1 and firsts[0] is not None and all(f == firsts[0] for f in firsts):
-            raise _Unknown(f"an alternation whose branches share their first character ({to_source(head)})")
-        return ""
+        return ""  # no common prefix (_expand): the branches or a set of their first characters
     first = _literal_char(head)
     if first is None:
         return ""
     run, icase = [first[0]], first[1]
     items = _expand(items[1:])
     while items:
-        nxt = _literal_char(items[0]) if items[0] not in (_CLOSE, _STOP, _JOIN) else None
+        nxt = _literal_char(items[0]) if items[0] not in (_CLOSE, _STOP, _JOIN, _BRANCHES) else None
         if nxt is None or nxt[1] != icase:
             break
         run.append(nxt[0])
@@ -175,13 +228,6 @@ def _visit(node: Node, follow: list, out: dict[int, str], problems: list[str]) -
         _visit(node.body, ([] if node.index is None else [_CLOSE]) + follow, out, problems)
     elif isinstance(node, Repeat):
         if node.lazy and node.min != node.max and _one_char(node.body):
-            if node.max == 1:
-                problems.append(
-                    f"lazy quantifier {to_source(node)}: the regex module's partial matches for a lazy repeat "
-                    "of at most one (`??`, `{0,1}?`) follow rules not reproduced (write `{0,2}?` or `*?` if "
-                    "the tail allows it)"
-                )
-                return
             try:
                 literal = _test(follow)
             except _Unknown as why:
@@ -230,7 +276,83 @@ def lazy_problem(ast: Regex | Node) -> str | None:
             f"lazy quantifier {to_source(opening)} opening the pattern: where the regex module attempts "
             "partial matches then is not reproduced"
         )
+    late = _before_required_string(root, tails)
+    if late is not None:
+        problems.append(
+            f"lazy quantifier {to_source(late)}: the pattern's required string (the regex module's first "
+            "literal every match reads, at a bounded distance from the start) may follow it, and the "
+            "module's partial search then starts where that string or its start ends the text, skipping "
+            "the partial matches this bounded lazy repeat would report before it ((?:x[^q]??xy|zz)y on "
+            "'xxxxx': a partial match at 1, not 0); start the pattern with a literal, or leave the repeat "
+            "unbounded"
+        )
     return "; ".join(problems) or None
+
+
+class _Required(Exception):
+    pass
+
+
+def _before_required_string(root: Node, tails: dict[int, str]) -> Repeat | None:
+    """A bounded lazy repeat whose tail test is a literal (so its partial
+    matches need not read the end of the text) that the pattern's required
+    string may follow at a finite offset, or None. The module
+    (`get_required_string` in _regex_core.py) takes the first literal
+    character of the pattern's top-level sequence (groups and repeats of at
+    least one opened up; an alternation is not looked into, though its
+    optimiser may hoist a common prefix out of it) with the largest width
+    before it; when that width is unbounded there is none. Partial search
+    from `pos` then starts no earlier than where the string, or failing a
+    complete occurrence a start of it that ends the text, was found, less
+    that width: harmless for partial matches that read the end of the
+    text, not for the lazy ones that do not. Conservative: any alternation
+    holding such a repeat counts as coming before the string, save for the
+    common prefix the optimiser hoists out of its branches."""
+    seen: list[Repeat] = []
+
+    def marks(node: Node) -> None:
+        for inner in _walk(node):
+            if isinstance(inner, Repeat) and tails.get(id(inner)) and inner.max is not None:
+                seen.append(inner)
+
+    def scan(node: Node) -> bool:
+        """True when the scan is over (the required string found, or an
+        unbounded width before it)."""
+        if isinstance(node, Char):
+            raise _Required
+        if isinstance(node, Concat):
+            return any(scan(item) for item in node.items)
+        if isinstance(node, Group):
+            return scan(node.body)
+        if isinstance(node, Repeat):
+            if node.min >= 1 and scan(node.body):  # the module looks into a repeat of at least one
+                return True
+            marks(node)
+            width = max_length(node)
+            return width is None
+        if isinstance(node, Alt):
+            prefix, _ = _split_alt(node)  # hoisted out of the branches by the optimiser
+            for item in prefix:
+                if scan(item):
+                    return True
+            marks(node)
+            return max_length(node) is None
+        if isinstance(node, Look):
+            marks(node)
+            return False
+        return max_length(node) is None
+
+    try:
+        scan(root)
+    except _Required:
+        return seen[0] if seen else None
+    return None
+
+
+def _walk(node: Node):
+    yield node
+    for child in children(node):
+        yield from _walk(child)
 
 
 def _negated_single(node: Node) -> bool:

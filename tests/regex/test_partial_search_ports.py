@@ -70,6 +70,19 @@ HAND_WRITTEN = [
     (r"(?<=(?=as)[a-z])q", ["|>as", "qq<"]),
     (r"(?<=[a-z](?=\s*b))q", ["x a", "qa b"]),
     (r"(?<=x)(?=a\s*b)", ["xa", "x a"]),
+    # lazy repeats of at most one (`??`, `{0,1}?`) follow the rules of the
+    # bounded ones; an alternation whose branches share leading characters
+    # is a test of those characters (compiler/regex/lazy_partial.py)
+    (r"<[ab]??<abcdef>", ["<acbaa", "<a<abc", "<<abcdef>"]),
+    (r"<.??(?:<a>)+", ["zy<z|\n.a<", ".<bqq", "<x<a>"]),
+    (r"(?:<a??|zz)xy", ["a<|", "<axy", "<a"]),
+    (r"a\s{0,1}?<a>", ["a x", "a  <", "a <a>"]),
+    (r"a[^q]??(?:<a>|<b>)", ["]aq", "aq<", "ax<b>"]),
+    (r"x\s??(?:<a>|<b>)", ["\nx|", "x <", "x<b"]),
+    (r"<(?:[^x])??(?:<a>|<b>)", ["<｜<[^", "[<>x"]),
+    (r"a.*?(?:<ab>|<ac>)", ["a x<a", "a<az", "a q<ac>"]),
+    (r"a[^q]*?(?:xa|xb)", ["aq", "aqx", "a x"]),
+    (r"a\s{0,2}?(?:(?:xa|xc)|xb)", ["a z", "a x", "a  xq"]),
 ]
 
 
@@ -317,11 +330,27 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
         r"a\s{0,3}?<a>",
         r"a\s{2,}?<a>",
         r"a[^q]{1,2}?x",
+        r"a\s??<a>",
+        r"a\s{0,1}?<a>",
+        r"a.*?(?:xa|xb)",
+        r"(?:a\s??x|b)",
+        r"<(?:a\s??x|b)y",
     ):
         assert partial_problem(parse(pattern), ports=True) is None, pattern
-    for pattern in (r"a\s??<a>", r"a\s{0,1}?<a>", r"a(?:ab)*?c", r"[^q]*?x", r"a.*?(?i:xy)", r"a.*?(?:xa|xb)"):
+    assert tails(r"a.*?(?:<a>|<b>)") == ["<"]  # the module hoists the common prefix out of the branches
+    assert tails(r"a.*?(?:<ab>|<ac>)") == ["<a"]
+    assert tails(r"a.*?(?:(?:xa|xc)|xb)") == ["x"]
+    assert tails(r"a.*?y(?:xa|xb)") == ["yx"]
+    assert tails(r"a.*?(?:xa|ya)") == [""]
+    for pattern in (
+        r"a(?:ab)*?c",  # a lazy repeat of a group
+        r"[^q]*?x",  # opening the pattern
+        r"a.*?(?i:xy)",  # a case-insensitive test
+        r"(?:x[^q]??xy|zz)y",  # the required string "y" follows a bounded lazy repeat
+        r"[ab]\s{0,2}?xy",
+    ):
         assert lazy_problem(parse(pattern)), pattern
-    template = {"start_anchor": "<a>", "fields": {"content": {"close_pattern": r"x\s??<a>"}}}
+    template = {"start_anchor": "<a>", "fields": {"content": {"close_pattern": r"[ab]\s??<a>"}}}
     with pytest.raises(TemplateError, match="lazy quantifier"):
         go_backend.render(to_program(sources.from_dict(template, "t")))
     with pytest.raises(TemplateError, match="lazy quantifier"):
