@@ -2,13 +2,18 @@
 one-character repeat, decided once here so every port reproduces it from data.
 
 A lazy repeat whose body reads one character (`[^<]+?`, `.*?`, `\\s{0,3}?`,
-`(?:x)*?`; not a capturing group) is the module's LAZY_REPEAT_ONE. Entering
+`[ab]??`, `(?:x)*?`; not a capturing group) is the module's LAZY_REPEAT_ONE
+(the module emits the minimum count as plain copies before it, so `x??`,
+`x{0,1}?` and `x{2,3}?` are all such repeats). Entering
 it matches the minimum count (running into the end of the text there is an
 ordinary partial match) and goes on with the tail. When the tail fails and
 the matcher backtracks into the repeat at `pos` (the repeat started at
 `start` with maximum `max`), the module does not simply read one more body
 character and retry the tail: it looks at the tail's *test*, the first
-thing the tail reads (`_regex.c`, `set_test_node`), and
+thing the tail reads (`_regex.c`, `set_test_node`), read as the module's
+optimiser leaves the pattern (an alternation whose branches share leading
+items has them hoisted out, `_split_common_prefix`: `(?:<a>|<b>)` tests
+"<", `(?:<ab>|<ac>)` the string "<a", `y(?:xa|xb)` the string "yx"), and
 
 - test is one character (a literal, `[x]`, `(x)`, a repeat `x+` / `x{2}`
   of one): before reading `text[pos]` it checks whether `pos + 1 >=
@@ -48,20 +53,32 @@ match, the quirk above included (the end of the partial match is the end of
 the text). Inside a look-behind (matched backwards) the module reports no
 partial match at all, so nothing changes there.
 
+The module's partial search also starts late for some patterns: it first
+searches for the pattern's *required string* (`get_required_string` in
+_regex_core.py: the first literal character of the top-level sequence,
+groups and repeats of at least one looked into, alternations only for the
+prefix the optimiser hoists, with the largest width before it as offset;
+none when that width is unbounded) and starts attempting at the string's
+position less the offset. With no complete occurrence, the position is
+where a start of the string ends the text (or the end). A partial match
+that reads the end of the text never starts earlier; one a bounded lazy
+repeat reports without reading it may (`(?:x[^q]??xy|zz)y` on "xxxxx": a
+partial match at 1, not 0).
+
 `lazy_tails(ast)` gives, for each lazy one-character repeat outside
 look-behinds, the literal its tail's test is (one character: the first
 rule; more: the second; "": the third); `lazy_problem(ast)` names the
 shapes this model does not decide, which ports refuse: a case-insensitive
-string or one-character test, an alternation whose branches share a first
-character, a lazy repeat of at most one (`??`, `{0,1}?`: with the
-module's answers, `(?:x[^q]??xy|zz)y` on "zx[bq[" is no partial match at 1
-though `x[^q]??xy` is, and `{0,2}?` in its place follows the rules above;
-bounded repeats `{m,n}?` with n > 1 and `{m,}?` follow them as written), and
-a pattern that opens with a lazy repeat of minimum 0
+string or one-character test (the module's case-insensitive searches are
+not reproduced), a bounded lazy repeat with a literal test that the
+required string may follow at a bounded offset (above; conservative: an
+alternation holding such a repeat counts as before the string), a pattern
+that opens with a lazy repeat of minimum 0
 (`[^q]*?x`: the module then attempts matches from positions no match can
 start at, and the first rule fires there: a partial match at 0 on "q",
 none for `[^qr]*?x`; `\\s*?\\b` on "|\\n" is a partial match at 1), and
-lazy repeats of groups (the module's LAZY_REPEAT, not modelled).
+lazy repeats of groups (the module's LAZY_REPEAT, whose backtracking is
+not modelled).
 
 How this was read: from `_regex.c` (the LAZY_REPEAT_ONE backtrack case and
 `simple_string_search`, which reports "off the end of the text" for a
@@ -231,14 +248,18 @@ def _visit(node: Node, follow: list, out: dict[int, str], problems: list[str]) -
             try:
                 literal = _test(follow)
             except _Unknown as why:
-                problems.append(f"lazy quantifier {to_source(node)} before {why}")
+                problems.append(
+                    f"lazy quantifier {to_source(node)} before {why}: the regex module's case-insensitive "
+                    "search for the tail's test is not reproduced"
+                )
                 literal = ""
             out[id(node)] = literal
         else:
             if node.lazy and node.min != node.max:
                 problems.append(
                     f"lazy quantifier {to_source(node)}: the regex module's partial matches for lazy repeats "
-                    "of groups are not reproduced"
+                    "of groups (its general LAZY_REPEAT, which backtracks iteration by iteration with rules of "
+                    "its own) are not reproduced; a lazy repeat of one character is"
                 )
             _visit(node.body, [_STOP], out, problems)
 

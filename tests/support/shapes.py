@@ -537,6 +537,48 @@ SHAPES += [
     ),
 ]
 
+# Lazy repeats of at most one (`??`) and lazy repeats before alternations
+# whose branches share their first characters (the `regex` module hoists
+# the shared prefix out of the branches, and the tail's test is that prefix).
+LAZY_OPTIONAL = {
+    "start_anchor": "<|a|>",
+    "fields": {
+        "reasoning_content": {"open_pattern": r"\[\[(?:[a-z]??)(?:\|\||\|>)", "close": "]]", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"<call (?P<name>[^<>\s]+?)(?:>>|>\n)",
+            "close_pattern": r"</call\s??>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close_pattern": r"<\|/x\|>|(?=\[\[)", "content": "text"},
+    },
+}
+
+SHAPES += [
+    Shape(
+        "lazy_optional",
+        LAZY_OPTIONAL,
+        blocks=[
+            "[[p||think first]]",
+            "[[|>x]]",
+            "[[ab||c]]",
+            "answer",
+            "<|/x|>",
+            '<call get_weather>>{"city": "Paris"}</call>',
+            '<call search>\n{"query": "x"}</call\n>',
+            "<call s>",
+            "<call a>x",
+            "[[q|",
+            "[[a|b]][[|>e]]",
+            "</call  >",
+        ],
+        noise=["[[", "|", "||", "|>", "]]", "<|/x|>", "<call ", "</call", " ", ">", ">>", "\n", "<"],
+        prefixes=["<|a|>", "<|a|>[[p|", "<|a|>x [[", "<|a|>[[a"],
+        tools=TOOLS,
+    ),
+]
+
 
 def _bundled_shape(path: Path) -> Shape:
     """A templates_src/ template, with its samples' outputs (whole and in
