@@ -91,6 +91,7 @@ random_lazy_pattern), every prefix of each text.
 from __future__ import annotations
 
 from .analysis import max_length, nullable
+from .charset import CharSet, set_of
 from .lookbehind_partial import backtrack_literals
 from .nodes import Alt, Anchor, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, children, root_of
 from .syntax import to_source
@@ -194,8 +195,22 @@ def _split_alt(node: Alt) -> tuple[list, list]:
     return branches[0][:count], [b[count:] for b in branches]
 
 
-def _test(follow: list) -> str:
-    """The literal the tail's test reads ("" when the test is not a literal)."""
+def _cased(char: str) -> bool:
+    """Whether the character has other cases (the module's is_cased_i)."""
+    return len(set_of(Char(char, True))) > 1
+
+
+def _literal(run: list[str], icase: bool) -> str | tuple[CharSet, ...]:
+    """The test as the ports carry it: the string, or when it ignores case
+    the set of each character's cases (the module's same_char_ign)."""
+    if not icase:
+        return "".join(run)
+    return tuple(set_of(Char(char, True)) for char in run)
+
+
+def _test(follow: list, icase_before: bool = True) -> str | tuple[CharSet, ...]:
+    """The literal the tail's test reads ("" when the test is not a literal);
+    a tuple of character sets when it ignores case."""
     items = _expand(follow)
     while items and items[0] in (_CLOSE, _JOIN):
         items = _expand(items[1:])
@@ -210,48 +225,71 @@ def _test(follow: list) -> str:
             while isinstance(body, Group):
                 body = body.body
             found = _literal_char(body)
-            return found[0] if found else ""
-        return _test([head.body, _STOP])
+            return _literal([found[0]], found[1]) if found else ""
+        return _test([head.body, _STOP], icase_before)
     if isinstance(head, Alt):
         return ""  # no common prefix (_expand): the branches or a set of their first characters
     first = _literal_char(head)
     if first is None:
         return ""
-    run, icase = [first[0]], first[1]
+    # The module packs a run of characters into one string node
+    # (Sequence.pack_characters) under a case state carried along the
+    # sequence: a character whose case flag differs from it ends the run
+    # and sets it, unless it is case-sensitive and has no other cases.
+    chars = [first]
     items = _expand(items[1:])
     while items:
         nxt = _literal_char(items[0]) if items[0] not in (_CLOSE, _STOP, _JOIN, _BRANCHES) else None
-        if nxt is None or nxt[1] != icase:
+        if nxt is None:
             break
-        run.append(nxt[0])
+        chars.append(nxt)
         items = _expand(items[1:])
-    if icase:
-        raise _Unknown(f"a case-insensitive literal after it ({''.join(run)!r})")
-    return "".join(run)
+    plain, folded = _pack(chars, False), _pack(chars, True)
+    if plain != folded:
+        # The state the run starts in decides: that of the characters
+        # before the repeat in the module's sequence, case-sensitive when
+        # no case-insensitive character comes before the repeat.
+        if icase_before:
+            raise _Unknown(
+                f"the literal {''.join(c for c, _ in chars)!r} after case-insensitive characters before it: "
+                "whether the regex module reads that literal ignoring case depends on how it packs the "
+                "characters before the repeat (its case state carried along the sequence), not reproduced"
+            )
+    return _literal(*plain)
 
 
-def _visit(node: Node, follow: list, out: dict[int, str], problems: list[str]) -> None:
+def _pack(chars: list[tuple[str, bool]], state: bool) -> tuple[list[str], bool]:
+    """The first string node `regex` packs from these characters when its
+    case state is `state` (True: ignoring case) before them."""
+    run: list[str] = []
+    for char, icase in chars:
+        if icase != state and (icase or _cased(char)):
+            if run:
+                break
+            state = icase
+        run.append(char)
+    return run, state and any(_cased(char) for char in run)
+
+
+def _visit(node: Node, follow: list, out: dict, problems: list[str], icase: frozenset = frozenset()) -> None:
     if isinstance(node, Look):
         if not node.behind:
-            _visit(node.body, [_STOP], out, problems)
+            _visit(node.body, [_STOP], out, problems, icase)
         return
     if isinstance(node, Concat):
         for at, item in enumerate(node.items):
-            _visit(item, list(node.items[at + 1 :]) + follow, out, problems)
+            _visit(item, list(node.items[at + 1 :]) + follow, out, problems, icase)
     elif isinstance(node, Alt):
         for branch in node.branches:
-            _visit(branch, [_JOIN] + follow, out, problems)
+            _visit(branch, [_JOIN] + follow, out, problems, icase)
     elif isinstance(node, Group):
-        _visit(node.body, ([] if node.index is None else [_CLOSE]) + follow, out, problems)
+        _visit(node.body, ([] if node.index is None else [_CLOSE]) + follow, out, problems, icase)
     elif isinstance(node, Repeat):
         if node.lazy and node.min != node.max and _one_char(node.body):
             try:
-                literal = _test(follow)
+                literal = _test(follow, id(node) in icase)
             except _Unknown as why:
-                problems.append(
-                    f"lazy quantifier {to_source(node)} before {why}: the regex module's case-insensitive "
-                    "search for the tail's test is not reproduced"
-                )
+                problems.append(f"lazy quantifier {to_source(node)} before {why}")
                 literal = ""
             out[id(node)] = literal
         else:
@@ -261,14 +299,28 @@ def _visit(node: Node, follow: list, out: dict[int, str], problems: list[str]) -
                     "of groups (its general LAZY_REPEAT, which backtracks iteration by iteration with rules of "
                     "its own) are not reproduced; a lazy repeat of one character is"
                 )
-            _visit(node.body, [_STOP], out, problems)
+            _visit(node.body, [_STOP], out, problems, icase)
+
+
+def _ignores_case(root: Node) -> frozenset:
+    """The ids of the repeats that a case-insensitive character comes before
+    (in the pattern's text): only there can the module's case state be
+    "ignoring case" when their tail's literal starts."""
+    out, seen = set(), False
+    for node in _walk(root):
+        if isinstance(node, (Char, Class)) and node.icase:
+            seen = True
+        elif isinstance(node, Repeat) and seen:
+            out.add(id(node))
+    return frozenset(out)
 
 
 def lazy_tails(ast: Regex | Node) -> dict[int, str]:
     """id(lazy one-character Repeat) -> the literal its tail's test reads, ""
     when the test is not a literal (see above)."""
-    out: dict[int, str] = {}
-    _visit(root_of(ast), [], out, [])
+    out: dict = {}
+    root = root_of(ast)
+    _visit(root, [], out, [], _ignores_case(root))
     return out
 
 
@@ -286,7 +338,7 @@ def lazy_problem(ast: Regex | Node) -> str | None:
     problems: list[str] = []
     tails: dict[int, str] = {}
     root = root_of(ast)
-    _visit(root, [], tails, problems)
+    _visit(root, [], tails, problems, _ignores_case(root))
     opening = _opens_with(root, tails)
     if opening is not None:
         # Where the module then attempts matches, and where it says a

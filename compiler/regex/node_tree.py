@@ -74,6 +74,7 @@ class GoNode:
     lazy: bool = False
     give_back: str | None = None
     lazy_tail: str | None = None  # lazy one-character repeat: its tail's test (lazy_partial.lazy_tails)
+    lazy_fold: tuple[Ranges, ...] | None = None  # the same when the test ignores case: each character's cases
     group: int = 0
     kind: str = ""
     behind: bool = False
@@ -118,7 +119,10 @@ def go_tree(node, give_back: dict[int, str] | None = None) -> GoNode:
             max=-1 if node.max is None else node.max,
             lazy=node.lazy,
             give_back=None if node.lazy else give_back.get(id(node)),
-            lazy_tail=give_back.get(id(node)) if node.lazy else None,
+            lazy_tail=(None if isinstance(give_back.get(id(node)), tuple) else give_back.get(id(node))) if node.lazy else None,
+            lazy_fold=tuple(chars.ranges for chars in give_back[id(node)])
+            if node.lazy and isinstance(give_back.get(id(node)), tuple)
+            else None,
             subs=(go_tree(node.body, give_back),),
         )
     if isinstance(node, Group):

@@ -47,6 +47,9 @@ type Node struct {
 	// partial matches (compiler/regex/lazy_partial.py).
 	LazyTest bool
 	LazyTail string
+	// LazyFold, when the tail's test ignores case: the cases of each of its
+	// characters (sorted inclusive ranges), read instead of LazyTail.
+	LazyFold [][]rune
 
 	first *firstChars // what a forward match of the node reads first (set by prepare)
 	// possessive, on a greedy one-character repeat in a sequence: what

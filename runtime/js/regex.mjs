@@ -20,7 +20,8 @@
 //                                a look-behind, the string the `regex` module searches for when it
 //                                gives back (compiler/regex/lookbehind_partial.py); on a lazy
 //                                one-character repeat, the literal its tail's test reads
-//                                (compiler/regex/lazy_partial.py)
+//                                (compiler/regex/lazy_partial.py), or when that test ignores
+//                                case an array of ranges, one per character (its cases)
 //   [5, kind]                    assertion: 0 start, 1 end (\Z), 2 end or before a final "\n" ($),
 //                                3 word boundary, 4 not a word boundary, 5 start or after a "\n"
 //                                ((?m)^), 6 end or before a "\n" ((?m)$)
@@ -89,6 +90,31 @@ function holds(kind, s, i) {
     default:
       return isWordBefore(s, i) === isWordAt(s, i);
   }
+}
+
+// A lazy repeat's tail test: a string, or (ignoring case) the ranges of
+// each of its characters' cases. tailAt: where it ends when read at j, or -1;
+// tailFrom: its first start at or after `from`, or -1; tailSize: its code points.
+function tailAt(s, j, tail) {
+  if (typeof tail === "string") return s.startsWith(tail, j) ? j + tail.length : -1;
+  for (const ranges of tail) {
+    if (j >= s.length || !inRanges(ranges, s.codePointAt(j))) return -1;
+    j = nextIndex(s, j);
+  }
+  return j;
+}
+
+function tailFrom(s, from, tail) {
+  if (typeof tail === "string") return s.indexOf(tail, from);
+  for (let p = from; p < s.length; p = nextIndex(s, p)) if (tailAt(s, p, tail) >= 0) return p;
+  return -1;
+}
+
+function tailSize(tail) {
+  if (typeof tail !== "string") return tail.length;
+  let size = 0;
+  for (let i = 0; i < tail.length; i = nextIndex(tail, i)) size++;
+  return size;
 }
 
 /** A compiled delimiter regex. */
@@ -545,7 +571,8 @@ export class Regex {
         if (j >= n || (bounded && count >= max)) return false;
       }
     }
-    if (tail.length === 1 || (tail.length === 2 && tail.codePointAt(0) > 0xffff)) {
+    const size = tailSize(tail);
+    if (size === 1) {
       for (;;) {
         for (;;) {
           if (j >= n || nextIndex(s, j) >= n) {
@@ -556,7 +583,7 @@ export class Regex {
           if (!inRanges(ranges, s.codePointAt(j))) return false;
           j = nextIndex(s, j);
           count++;
-          if (s.startsWith(tail, j)) break;
+          if (tailAt(s, j, tail) >= 0) break;
         }
         if (k(j)) return true;
         if (bounded && count >= max) return false;
@@ -566,7 +593,7 @@ export class Regex {
     let limit = n;
     if (bounded) {
       limit = start;
-      let steps = max + Array.from(tail).length;
+      let steps = max + size;
       while (steps > 0 && limit < n) {
         limit = nextIndex(s, limit);
         steps--;
@@ -577,8 +604,8 @@ export class Regex {
         if (ctx.partial) ctx.hit = true;
         return false;
       }
-      const found = s.indexOf(tail, nextIndex(s, j));
-      if (found < 0 || found + tail.length > limit) {
+      const found = tailFrom(s, nextIndex(s, j), tail);
+      if (found < 0 || tailAt(s, found, tail) > limit) {
         if (ctx.partial) ctx.hit = true;
         return false;
       }

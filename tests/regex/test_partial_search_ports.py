@@ -83,6 +83,12 @@ HAND_WRITTEN = [
     (r"a.*?(?:<ab>|<ac>)", ["a x<a", "a<az", "a q<ac>"]),
     (r"a[^q]*?(?:xa|xb)", ["aq", "aqx", "a x"]),
     (r"a\s{0,2}?(?:(?:xa|xc)|xb)", ["a z", "a x", "a  xq"]),
+    # case-insensitive tests: the same rules, each character read with its cases
+    (r"a[^q]*?(?i:x)", ["aq", "aqX", "a X"]),
+    (r"a\s*?(?i:<ab>)", [" x", "a x<A", "a <aB>"]),
+    (r"<.{1,3}?(?i:kx)", ["<zzzzK", "<a\u212aX", "<ab\u212ax"]),
+    (r"(?i)<t>.*?</t>", ["<T> x</", "<t>aa</T", "<T>q"]),
+    (r"a.*?<b(?i:c)", ["a x<b", "a<bC", "a<B"]),
 ]
 
 
@@ -311,7 +317,9 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
     from compiler.errors import TemplateError
     from compiler.frontend import source as sources
     from compiler.backends import go as go_backend
+    from compiler.regex.charset import set_of
     from compiler.regex.lazy_partial import lazy_problem, lazy_tails
+    from compiler.regex.nodes import Char
 
     def tails(pattern):
         return sorted(lazy_tails(parse(pattern)).values())
@@ -342,10 +350,14 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
     assert tails(r"a.*?(?:(?:xa|xc)|xb)") == ["x"]
     assert tails(r"a.*?y(?:xa|xb)") == ["yx"]
     assert tails(r"a.*?(?:xa|ya)") == [""]
+    assert lazy_tails(parse(r"a.*?(?i:xy)")).popitem()[1] == tuple(set_of(Char(c, True)) for c in "xy")
+    assert tails(r"a.*?<b(?i:c)") == ["<b"]  # a case-insensitive character ends the string
+    for pattern in (r"a.*?(?i:xy)", r"(?i)<t>.*?</t>", r"(?i:a).*?xb"):
+        assert partial_problem(parse(pattern), ports=True) is None, pattern
     for pattern in (
         r"a(?:ab)*?c",  # a lazy repeat of a group
         r"[^q]*?x",  # opening the pattern
-        r"a.*?(?i:xy)",  # a case-insensitive test
+        r"(?i:a).*?<b",  # a case-insensitive character before: the module's case state decides the test
         r"(?:x[^q]??xy|zz)y",  # the required string "y" follows a bounded lazy repeat
         r"[ab]\s{0,2}?xy",
     ):

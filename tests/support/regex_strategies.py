@@ -158,9 +158,11 @@ LAZY_TAILS = [
     "(?:<a>)+", "\\s*<a>", "x?", "a", "(?:x|(?=y))", "(?<=a)x", "\\Z",
     # alternations whose branches share leading characters (the module hoists them)
     "(?:xa|xb)", "(?:<ab>|<ac>)", "(?:x|xy)", "(?:(?:xa|xc)|xb)", "a(?:xb|xc)", "(?:<a>|<b>|c)", "(?:[ab]x|[ab]y)",
+    # case-insensitive tests (the module's CHARACTER_IGN / STRING_IGN)
+    "(?i:x)", "(?i:xy)", "(?i:x)y", "x(?i:y)", "(?i:<a>)", "<(?i:a)>", "(?i:k)", "(?i:xy|xz)", "(?i:x)+",
 ]
 LAZY_HEADS = ["", "a", "<", "\\[\\[", "(?P<n>", "x", "<｜tool▁call▁begin｜>(?P<n>", "[ab]", "(?:a|bb)"]
-LAZY_ALPHABET = "aqx<>by |[\n｜z"
+LAZY_ALPHABET = "aqx<>by |[\n｜zXYK\u212a"
 
 
 def random_lazy_pattern(rng) -> str:

@@ -134,6 +134,9 @@ class _Emitter:
                 lazy += f", GiveBack: {go_string(n.give_back)}"
             if n.lazy_tail is not None:
                 lazy += ", LazyTest: true" + (f", LazyTail: {go_string(n.lazy_tail)}" if n.lazy_tail else "")
+            if n.lazy_fold is not None:
+                folds = ", ".join(self.set_var(ranges) for ranges in n.lazy_fold)
+                lazy += f", LazyTest: true, LazyFold: [][]rune{{{folds}}}"
             return f"&{q}Node{{Op: {q}OpRepeat, Min: {n.min}, Max: {n.max}{lazy}, Subs: []*{q}Node{{{self.render(n.subs[0])}}}}}"
         if n.op == GROUP:
             return f"&{q}Node{{Op: {q}OpGroup, Group: {n.group}, Subs: []*{q}Node{{{self.render(n.subs[0])}}}}}"

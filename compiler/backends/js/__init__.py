@@ -124,7 +124,13 @@ def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> s
             return f"[3, {node.index}, {js_literal(node.name)}, {tree(node.body)}]"
         if isinstance(node, Repeat):
             high = -1 if node.max is None else node.max
-            literal = f", {js_string(give_back[id(node)])}" if id(node) in give_back else ""
+            literal = ""
+            if id(node) in give_back:
+                carried = give_back[id(node)]
+                if isinstance(carried, tuple):  # a case-insensitive lazy tail: each character's cases
+                    literal = ", [" + ", ".join(sets.name(chars) for chars in carried) + "]"
+                else:
+                    literal = f", {js_string(carried)}"
             return f"[4, {node.min}, {high}, {int(node.lazy)}, {tree(node.body)}{literal}]"
         if isinstance(node, Anchor):
             return f"[5, {_ANCHOR_CODES[node.kind]}]"
