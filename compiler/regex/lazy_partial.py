@@ -109,7 +109,28 @@ class _Unknown(Exception):
 def _one_char(node: Node) -> bool:
     while isinstance(node, Group) and node.index is None:
         node = node.body
-    return isinstance(node, (Char, Dot, Category, Class))
+    return isinstance(node, (Char, Dot, Category, Class)) or char_alternation(node) is not None
+
+
+def char_alternation(node: Node) -> CharSet | None:
+    """The set an alternation of single characters is (`(?:a|b|\\s)`), or
+    None: the module's optimiser reduces such branches to one set
+    (Branch._reduce_to_set; all of one case flag), so a lazy repeat of it is
+    a one-character repeat. The ports emit it as that set."""
+    while isinstance(node, Group) and node.index is None:
+        node = node.body
+    if not isinstance(node, Alt):
+        return None
+    out = CharSet.of(())
+    flags = set()
+    for branch in node.branches:
+        while isinstance(branch, Group) and branch.index is None:
+            branch = branch.body
+        if not isinstance(branch, (Char, Dot, Category, Class)):
+            return None
+        flags.add(bool(getattr(branch, "icase", False)))
+        out = out | set_of(branch)
+    return out if len(flags) == 1 else None
 
 
 def _literal_char(node: Node) -> tuple[str, bool] | None:
@@ -293,12 +314,8 @@ def _visit(node: Node, follow: list, out: dict, problems: list[str], icase: froz
                 literal = ""
             out[id(node)] = literal
         else:
-            if node.lazy and node.min != node.max:
-                problems.append(
-                    f"lazy quantifier {to_source(node)}: the regex module's partial matches for lazy repeats "
-                    "of groups (its general LAZY_REPEAT, which backtracks iteration by iteration with rules of "
-                    "its own) are not reproduced; a lazy repeat of one character is"
-                )
+            # A lazy repeat of a group (the module's LAZY_REPEAT) backtracks
+            # iteration by iteration, as the ports' general repeat does.
             _visit(node.body, [_STOP], out, problems, icase)
 
 
@@ -341,13 +358,16 @@ def lazy_problem(ast: Regex | Node) -> str | None:
     _visit(root, [], tails, problems, _ignores_case(root))
     opening = _opens_with(root, tails)
     if opening is not None:
-        # Where the module then attempts matches, and where it says a
-        # partial match starts, is not modelled: [^q]*?x on "q" is a partial
-        # match at 0, [^qr]*?x on "q" none; \s*?\b on "|\n" is one at 1,
-        # though x\s*?\b on "x|\n" has none at 0.
+        # [^q]*?x on "q" is a partial match at 0, [^qr]*?x on "q" none (the
+        # module builds no first set with a negated single character, so
+        # attempts everywhere); \s*?\b on "|\n" is one at 1, though
+        # x\s*?\b on "x|\n" has none at 0.
         problems.append(
-            f"lazy quantifier {to_source(opening)} opening the pattern: where the regex module attempts "
-            "partial matches then is not reproduced"
+            f"lazy quantifier {to_source(opening)} opening the pattern: where the regex module then attempts "
+            "matches is not reproduced (it attempts everywhere when the pattern's first set holds a negated "
+            "single character, skips over the run the repeat's body matches after a failed attempt, and "
+            "reports a partial match at the last attempt when that run reaches the end of the text); start "
+            "the pattern with a literal"
         )
     late = _before_required_string(root, tails)
     if late is not None:
@@ -391,7 +411,7 @@ def _before_required_string(root: Node, tails: dict[int, str]) -> Repeat | None:
     def scan(node: Node) -> bool:
         """True when the scan is over (the required string found, or an
         unbounded width before it)."""
-        if isinstance(node, Char):
+        if _literal_char(node) is not None:  # `x`, `[x]` (the module's Character)
             raise _Required
         if isinstance(node, Concat):
             return any(scan(item) for item in node.items)

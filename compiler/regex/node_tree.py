@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .charset import set_of
+from .lazy_partial import char_alternation
 from .nodes import (
     BOS,
     END,
@@ -123,7 +124,11 @@ def go_tree(node, give_back: dict[int, str] | None = None) -> GoNode:
             lazy_fold=tuple(chars.ranges for chars in give_back[id(node)])
             if node.lazy and isinstance(give_back.get(id(node)), tuple)
             else None,
-            subs=(go_tree(node.body, give_back),),
+            subs=(
+                GoNode(SET, set=chars.ranges)
+                if node.lazy and (chars := char_alternation(node.body)) is not None  # the module's set (lazy_partial)
+                else go_tree(node.body, give_back),
+            ),
         )
     if isinstance(node, Group):
         if node.index is None:

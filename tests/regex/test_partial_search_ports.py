@@ -83,6 +83,13 @@ HAND_WRITTEN = [
     (r"a.*?(?:<ab>|<ac>)", ["a x<a", "a<az", "a q<ac>"]),
     (r"a[^q]*?(?:xa|xb)", ["aq", "aqx", "a x"]),
     (r"a\s{0,2}?(?:(?:xa|xc)|xb)", ["a z", "a x", "a  xq"]),
+    # a lazy repeat of an alternation of single characters is the module's
+    # one-character repeat of their set
+    (r"a(?:a|b)*?<a>", ["qbax", "a a", "a ab", "aab<a"]),
+    (r"\[\[(?:a|b){1,3}?\|", [">a[[b>", "[[ab|", "[[aaaa"]),
+    # lazy repeats of groups backtrack iteration by iteration
+    (r"a(?:xb)*?yz", ["axbxby", "axbq", "ay"]),
+    (r"<(a)+?>", ["<aa", "<a>", "<b"]),
     # case-insensitive tests: the same rules, each character read with its cases
     (r"a[^q]*?(?i:x)", ["aq", "aqX", "a X"]),
     (r"a\s*?(?i:<ab>)", [" x", "a x<A", "a <aB>"]),
@@ -342,6 +349,8 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
         r"a\s{0,1}?<a>",
         r"a.*?(?:xa|xb)",
         r"(?:a\s??x|b)",
+        r"a(?:ab)*?c",  # a lazy repeat of a group: the general repeat
+        r"a(?:a|b)*?<a>",  # an alternation of characters: the module's set
         r"<(?:a\s??x|b)y",
     ):
         assert partial_problem(parse(pattern), ports=True) is None, pattern
@@ -355,7 +364,6 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
     for pattern in (r"a.*?(?i:xy)", r"(?i)<t>.*?</t>", r"(?i:a).*?xb"):
         assert partial_problem(parse(pattern), ports=True) is None, pattern
     for pattern in (
-        r"a(?:ab)*?c",  # a lazy repeat of a group
         r"[^q]*?x",  # opening the pattern
         r"(?i:a).*?<b",  # a case-insensitive character before: the module's case state decides the test
         r"(?:x[^q]??xy|zz)y",  # the required string "y" follows a bounded lazy repeat

@@ -150,7 +150,10 @@ def random_text(rng, size: int = 9) -> str:
 # Lazy repeats of every shape before every kind of tail, as sources: the
 # `regex` module's partial matches for them follow its own backtracking
 # rules (compiler/regex/lazy_partial.py), which the ports reproduce.
-LAZY_BODIES = [r"[^<]", r".", r"\s", r"[^q]", r"[ab]", r"a", r"(?:[^x])", r"\w", r"[^<｜\n]", r"(?:ab)", r"(a)"]
+LAZY_BODIES = [
+    r"[^<]", r".", r"\s", r"[^q]", r"[ab]", r"a", r"(?:[^x])", r"\w", r"[^<｜\n]", r"(?:ab)", r"(a)",
+    r"(?:a|b)", r"(?:x|[ab])", r"(?:ab|a)", r"(?:a\s)", r"(?:x?y)",
+]
 LAZY_QUANTIFIERS = ["*?", "+?", "??", "{0,2}?", "{1,3}?", "{2,}?", "{1,}?", "{2,4}?", "{0,5}?", "{3,}?", "{1,2}?"]
 LAZY_TAILS = [
     "x", "<a>", "xy", "(x)", "(?:x)y", "(x)y", "[x]", "x+", "\\d", "(?=x)", "(?=xy)", "(?!x)", "$", "",

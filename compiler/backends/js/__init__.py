@@ -26,7 +26,7 @@ from ...regex.charset import CharSet, set_of
 # about the template's delimiters and states is read off the IR.
 from ...regex.automaton import partial_problem
 from ...regex.emit import js_problems
-from ...regex.lazy_partial import repeat_strings
+from ...regex.lazy_partial import char_alternation, repeat_strings
 from ...regex.lookbehind_partial import attempt_entry
 from ...regex.nodes import (
     BOS,
@@ -131,7 +131,9 @@ def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> s
                     literal = ", [" + ", ".join(sets.name(chars) for chars in carried) + "]"
                 else:
                     literal = f", {js_string(carried)}"
-            return f"[4, {node.min}, {high}, {int(node.lazy)}, {tree(node.body)}{literal}]"
+            chars = char_alternation(node.body) if node.lazy else None  # the module's set (lazy_partial)
+            body = f"[0, {sets.name(chars)}]" if chars is not None else tree(node.body)
+            return f"[4, {node.min}, {high}, {int(node.lazy)}, {body}{literal}]"
         if isinstance(node, Anchor):
             return f"[5, {_ANCHOR_CODES[node.kind]}]"
         if isinstance(node, Look):
