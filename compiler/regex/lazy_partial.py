@@ -93,7 +93,7 @@ from __future__ import annotations
 from .analysis import max_length, nullable
 from .charset import CharSet, set_of
 from .lookbehind_partial import backtrack_literals
-from .nodes import Alt, Anchor, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, children, root_of
+from .nodes import Alt, Anchor, Category, Char, Class, Concat, Dot, Group, Look, Node, Range, Regex, Repeat, children, root_of
 from .syntax import to_source
 
 _CLOSE = "close"  # a capturing group ends: skipped, but ends a literal run
@@ -126,7 +126,13 @@ def char_alternation(node: Node) -> CharSet | None:
     for branch in node.branches:
         while isinstance(branch, Group) and branch.index is None:
             branch = branch.body
-        if not isinstance(branch, (Char, Dot, Category, Class)):
+        # What the module merges: a character (`a`, `[a]`, `[^a]`), a
+        # property (`\\s`, `\\W`) or a set of several items (`[ab]`, `[a-z0]`);
+        # not a class of one range (`[a-z]`) nor `.`.
+        if isinstance(branch, Class):
+            if len(branch.items) == 1 and isinstance(branch.items[0], Range):
+                return None
+        elif not isinstance(branch, (Char, Category)):
             return None
         flags.add(bool(getattr(branch, "icase", False)))
         out = out | set_of(branch)

@@ -87,6 +87,9 @@ HAND_WRITTEN = [
     # one-character repeat of their set
     (r"a(?:a|b)*?<a>", ["qbax", "a a", "a ab", "aab<a"]),
     (r"\[\[(?:a|b){1,3}?\|", [">a[[b>", "[[ab|", "[[aaaa"]),
+    # ... not when one branch is a class of one range, or `.` (the module keeps the branches)
+    (r"<call (?:[a-z]|_)+?>", ["<call a b>", "<call ab"]),
+    (r"a(?:.|b)*?<a>", ["a a", "a ab"]),
     # lazy repeats of groups backtrack iteration by iteration
     (r"a(?:xb)*?yz", ["axbxby", "axbq", "ay"]),
     (r"<(a)+?>", ["<aa", "<a>", "<b"]),

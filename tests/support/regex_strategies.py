@@ -152,7 +152,7 @@ def random_text(rng, size: int = 9) -> str:
 # rules (compiler/regex/lazy_partial.py), which the ports reproduce.
 LAZY_BODIES = [
     r"[^<]", r".", r"\s", r"[^q]", r"[ab]", r"a", r"(?:[^x])", r"\w", r"[^<｜\n]", r"(?:ab)", r"(a)",
-    r"(?:a|b)", r"(?:x|[ab])", r"(?:ab|a)", r"(?:a\s)", r"(?:x?y)",
+    r"(?:a|b)", r"(?:x|[ab])", r"(?:ab|a)", r"(?:a\s)", r"(?:x?y)", r"(?:[a-z]|_)", r"(?:.|a)", r"(?:\s|<)",
 ]
 LAZY_QUANTIFIERS = ["*?", "+?", "??", "{0,2}?", "{1,3}?", "{2,}?", "{1,}?", "{2,4}?", "{0,5}?", "{3,}?", "{1,2}?"]
 LAZY_TAILS = [

@@ -579,6 +579,46 @@ SHAPES += [
     ),
 ]
 
+# Lazy repeats of groups, of an alternation of single characters (the
+# module's set) and before case-insensitive literals.
+LAZY_GROUPS = {
+    "start_anchor": "<|a|>",
+    "fields": {
+        "reasoning_content": {"open_pattern": r"\[\[(?:\w\w)*?(?i:\|go\|)", "close": "]]", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"<call (?P<name>(?:[a-z]|_)+?)(?i:>)",
+            "close_pattern": r"(?i)</call\s*?>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close_pattern": r"<\|/x\|>|(?=\[\[)", "content": "text"},
+    },
+}
+
+SHAPES += [
+    Shape(
+        "lazy_groups",
+        LAZY_GROUPS,
+        blocks=[
+            "[[ab|go|think]]",
+            "[[abcd|GO|x]]",
+            "[[a|go|",
+            "[[|Go|y]]",
+            "answer",
+            "<|/x|>",
+            '<call get_weather>{"city": "Paris"}</call>',
+            '<call search>{"query": "x"}</CALL >',
+            "<call s_t>{}</Call\n>",
+            "<call a b>",
+            "[[ab|g",
+        ],
+        noise=["[[", "|", "|go|", "|GO", "]]", "<|/x|>", "<call ", "</call", "</CALL", " ", ">", "\n", "<", "_"],
+        prefixes=["<|a|>", "<|a|>[[ab", "<|a|>x [[", "<|a|>[[a|g"],
+        tools=TOOLS,
+    ),
+]
+
 
 def _bundled_shape(path: Path) -> Shape:
     """A templates_src/ template, with its samples' outputs (whole and in
