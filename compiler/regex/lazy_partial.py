@@ -2,9 +2,12 @@
 one-character repeat, decided once here so every port reproduces it from data.
 
 A lazy repeat whose body reads one character (`[^<]+?`, `.*?`, `\\s{0,3}?`,
-`[ab]??`, `(?:x)*?`; not a capturing group) is the module's LAZY_REPEAT_ONE
-(the module emits the minimum count as plain copies before it, so `x??`,
-`x{0,1}?` and `x{2,3}?` are all such repeats). Entering
+`[ab]??`, `(?:x)*?`, `(?:a|b)*?` whose branches the optimiser merges into
+one set (char_alternation); not a capturing group) is the module's
+LAZY_REPEAT_ONE (the module emits the minimum count as plain copies before
+it, so `x??`, `x{0,1}?` and `x{2,3}?` are all such repeats). A lazy repeat
+of anything else is its LAZY_REPEAT, which backtracks iteration by
+iteration as the ports' general repeat does. Entering
 it matches the minimum count (running into the end of the text there is an
 ordinary partial match) and goes on with the tail. When the tail fails and
 the matcher backtracks into the repeat at `pos` (the repeat started at
@@ -13,7 +16,12 @@ character and retry the tail: it looks at the tail's *test*, the first
 thing the tail reads (`_regex.c`, `set_test_node`), read as the module's
 optimiser leaves the pattern (an alternation whose branches share leading
 items has them hoisted out, `_split_common_prefix`: `(?:<a>|<b>)` tests
-"<", `(?:<ab>|<ac>)` the string "<a", `y(?:xa|xb)` the string "yx"), and
+"<", `(?:<ab>|<ac>)` the string "<a", `y(?:xa|xb)` the string "yx"; a run
+of characters is one string node as Sequence.pack_characters makes it,
+under a case state carried along the sequence: a character whose case
+flag differs ends the run unless it is case-sensitive and has no other
+cases; a case-insensitive test is read with each character's cases, the
+module's CHARACTER_IGN / STRING_IGN, by the same rules), and
 
 - test is one character (a literal, `[x]`, `(x)`, a repeat `x+` / `x{2}`
   of one): before reading `text[pos]` it checks whether `pos + 1 >=
@@ -68,17 +76,20 @@ partial match at 1, not 0).
 `lazy_tails(ast)` gives, for each lazy one-character repeat outside
 look-behinds, the literal its tail's test is (one character: the first
 rule; more: the second; "": the third); `lazy_problem(ast)` names the
-shapes this model does not decide, which ports refuse: a case-insensitive
-string or one-character test (the module's case-insensitive searches are
-not reproduced), a bounded lazy repeat with a literal test that the
+shapes this model does not decide, which ports refuse: a test whose
+packing depends on the case state a case-insensitive character before the
+repeat leaves (`(?i:a).*?<b`: "<b" is one case-insensitive string or "<"
+alone), a bounded lazy repeat with a literal test that the
 required string may follow at a bounded offset (above; conservative: an
 alternation holding such a repeat counts as before the string), a pattern
 that opens with a lazy repeat of minimum 0
 (`[^q]*?x`: the module then attempts matches from positions no match can
 start at, and the first rule fires there: a partial match at 0 on "q",
-none for `[^qr]*?x`; `\\s*?\\b` on "|\\n" is a partial match at 1), and
-lazy repeats of groups (the module's LAZY_REPEAT, whose backtracking is
-not modelled).
+none for `[^qr]*?x`, as the module builds no first set when it holds a
+negated single character and attempts everywhere; after a failed attempt
+it skips over the run the repeat's body matches, and reports a partial
+match at the last attempt when that run reaches the end of the text:
+`\\s*?\\b` on "|\\n" is a partial match at 1).
 
 How this was read: from `_regex.c` (the LAZY_REPEAT_ONE backtrack case and
 `simple_string_search`, which reports "off the end of the text" for a

@@ -383,7 +383,8 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, items []*Node, next
 }
 
 // lazyTail is a lazy one-character repeat backtracked as the `regex` module
-// does (compiler/regex/lazy_partial.py): when its tail's test is one
+// does (compiler/regex/lazy_partial.py): the test is LazyTail, or when it
+// ignores case the cases of each character in LazyFold; when it is one
 // character, backtracking at the text's last character (or its end) makes
 // a partial match whatever the body says; when it is a string, the string
 // is searched for from one character on, and not finding it (ending by
