@@ -212,7 +212,9 @@ func (re *Regex) prepare() {
 			}
 		}
 	}
-	if n.Op == OpRepeat && n.Max < 0 && n.Subs[0].Op == OpSet {
+	// A greedy repeat only: from inside a run of a lazy one the partial
+	// matches need not be a subset ([^<]+?(?<=a)x on ",zb": one at 2, none at 0).
+	if n.Op == OpRepeat && n.Max < 0 && !n.Lazy && n.Subs[0].Op == OpSet {
 		re.lead = n.Subs[0].Set
 	} else if lead := branchesLead(re.Root); lead != nil && subsetOf(lead, re.Entry) {
 		re.lead, re.leadInside = lead, true

@@ -90,6 +90,8 @@ HAND_WRITTEN = [
     # ... not when one branch is a class of one range, or `.` (the module keeps the branches)
     (r"<call (?:[a-z]|_)+?>", ["<call a b>", "<call ab"]),
     (r"a(?:.|b)*?<a>", ["a a", "a ab"]),
+    # a lazy repeat opening the pattern is no run to try from its start only (Go)
+    (r"[^<]+?(?<=a)x", [",zb[", "qKx=KKa,", "= ]qb"]),
     # lazy repeats of groups backtrack iteration by iteration
     (r"a(?:xb)*?yz", ["axbxby", "axbq", "ay"]),
     (r"<(a)+?>", ["<aa", "<a>", "<b"]),
