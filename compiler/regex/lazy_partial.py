@@ -373,19 +373,6 @@ def lazy_problem(ast: Regex | Node) -> str | None:
     tails: dict[int, str] = {}
     root = root_of(ast)
     _visit(root, [], tails, problems, _ignores_case(root))
-    opening = _opens_with(root, tails)
-    if opening is not None:
-        # [^q]*?x on "q" is a partial match at 0, [^qr]*?x on "q" none (the
-        # module builds no first set with a negated single character, so
-        # attempts everywhere); \s*?\b on "|\n" is one at 1, though
-        # x\s*?\b on "x|\n" has none at 0.
-        problems.append(
-            f"lazy quantifier {to_source(opening)} opening the pattern: where the regex module then attempts "
-            "matches is not reproduced (it attempts everywhere when the pattern's first set holds a negated "
-            "single character, skips over the run the repeat's body matches after a failed attempt, and "
-            "reports a partial match at the last attempt when that run reaches the end of the text); start "
-            "the pattern with a literal"
-        )
     late = _before_required_string(root, tails)
     if late is not None:
         problems.append(
@@ -465,6 +452,46 @@ def _walk(node: Node):
         yield from _walk(child)
 
 
+def opens_lazily(ast: Regex | Node) -> bool:
+    """Whether an attempt can open with a lazy one-character repeat of
+    minimum 0: the module's attempt positions then matter (attempt_entry,
+    lazy_lead), so the backends search such a pattern at every position
+    its entry allows, with no trigger-string hint."""
+    root = root_of(ast)
+    return _opens_with(root, lazy_tails(root)) is not None
+
+
+def lazy_lead(ast: Regex | Node) -> tuple[CharSet, int] | None:
+    """(the body's set, the maximum or -1) of a lazy one-character repeat of
+    minimum 0 that is the module's first node, when the module builds no
+    first set (attempt_entry is None). After a failed attempt at p the
+    module then skips the run of body characters from p (at most the
+    maximum; `basic_match`, "skip over any repeated leading characters"):
+    the next attempt is one past the run, unless the run is the maximum
+    long; and when the run reaches the end of the text, a partial search
+    reports a partial match at p (`\\s*?\\b` on "|\\n": one at 1)."""
+    from .lookbehind_partial import attempt_entry
+
+    root = root_of(ast)
+    if attempt_entry(root) is not None:
+        return None
+    head = root
+    while True:
+        if isinstance(head, Group) and head.index is None:
+            head = head.body
+        elif isinstance(head, Concat) and head.items:
+            head = head.items[0]
+        else:
+            break
+    if not isinstance(head, Repeat) or not head.lazy or head.min != 0 or not _one_char(head.body):
+        return None
+    body = head.body
+    while isinstance(body, Group) and body.index is None:
+        body = body.body
+    chars = char_alternation(body)
+    return (set_of(body) if chars is None else chars), (-1 if head.max is None else head.max)
+
+
 def _negated_single(node: Node) -> bool:
     while isinstance(node, Group) and node.index is None:
         node = node.body
@@ -491,4 +518,4 @@ def _opens_with(node: Node, tails: dict[int, str]) -> Repeat | None:
     return None
 
 
-__all__ = ["lazy_problem", "lazy_tails", "repeat_strings"]
+__all__ = ["lazy_lead", "lazy_problem", "lazy_tails", "opens_lazily", "repeat_strings"]

@@ -126,9 +126,15 @@ export class Regex {
    * @param {object|null} hint trigger strings and lead classes (see below)
    * @param {number[]|null} firstLead the class of a greedy unbounded repeat the pattern starts with
    */
-  constructor(source, tree, entry = null, hint = null, firstLead = null) {
+  constructor(source, tree, entry = null, hint = null, firstLead = null, lazyLead = null) {
     this.source = source;
     this.entry = entry;
+    // [ranges, max]: a lazy one-character repeat of minimum 0 the pattern
+    // opens with, when the module attempts everywhere (compiler/regex/
+    // lazy_partial.py lazy_lead): after a failed attempt at p it skips the
+    // run of those characters from p, unless the run is `max` long; a run
+    // reaching the end of the text makes a partial match at p.
+    this.lazyLead = lazyLead;
     // In a run of these characters, an attempt reads a subset of what the
     // attempt one character earlier read (it is that attempt with one
     // repeat less): only the run's first position needs trying. Without
@@ -665,6 +671,22 @@ export class Regex {
       const caps = this._attempt(s, p, partial);
       if (caps !== null) return new Match(this, s, caps, false);
       if (ctx.hit && firstHit < 0) firstHit = p;
+      if (this.lazyLead !== null && p < n) {
+        const [ranges, max] = this.lazyLead;
+        let end = p;
+        let count = 0;
+        while (end < n && (max < 0 || count < max) && inRanges(ranges, s.codePointAt(end))) {
+          end = nextIndex(s, end);
+          count++;
+        }
+        if (max < 0 || count < max) {
+          if (end >= n) {
+            if (partial && firstHit < 0) firstHit = p;
+            break;
+          }
+          p = end; // the loop steps past the character that ended the run
+        }
+      }
     }
     return firstHit < 0 ? null : this._partialMatch(s, firstHit);
   }

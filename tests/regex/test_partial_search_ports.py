@@ -90,6 +90,20 @@ HAND_WRITTEN = [
     # ... not when one branch is a class of one range, or `.` (the module keeps the branches)
     (r"<call (?:[a-z]|_)+?>", ["<call a b>", "<call ab"]),
     (r"a(?:.|b)*?<a>", ["a a", "a ab"]),
+    # a lazy repeat opening the pattern: attempted everywhere when the
+    # module builds no first set ([^q] is a negated single character), the
+    # run of its body skipped after a failed attempt, a partial match at the
+    # last attempt when that run reaches the end
+    (r"[^q]*?x", ["q", "qq", "aq", "qx"]),
+    (r"[^qr]*?x", ["q", "r", "aq"]),
+    (r"\s*?\b", ["|\n", "| \n", " |"]),
+    (r"[^q]*?\b", ["\n", "\n\n", "\nq"]),
+    (r"[^q]{0,2}?\b", ["\n\n\n", "\n"]),
+    (r"(?:[^<]*?x+|zz)xy", ["<", "<<", "zx"]),
+    (r"(?:x|[ab])*?(?i:k)", ["X", "|:zx:<X"]),
+    # first-character pruning does not apply where a lazy repeat can be reached (Go)
+    (r"a(?:[^<]*?x)y", ["a<", "a<b"]),
+    (r"a(?:b|[^<]*?x)y", ["a<", "ab<"]),
     # a lazy repeat opening the pattern is no run to try from its start only (Go)
     (r"[^<]+?(?<=a)x", [",zb[", "qKx=KKa,", "= ]qb"]),
     # lazy repeats of groups backtrack iteration by iteration
@@ -356,6 +370,8 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
         r"(?:a\s??x|b)",
         r"a(?:ab)*?c",  # a lazy repeat of a group: the general repeat
         r"a(?:a|b)*?<a>",  # an alternation of characters: the module's set
+        r"[^q]*?x",  # opening the pattern: the module's attempt positions (lazy_partial.lazy_lead)
+        r"\s*?\b",
         r"<(?:a\s??x|b)y",
     ):
         assert partial_problem(parse(pattern), ports=True) is None, pattern
@@ -369,7 +385,6 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
     for pattern in (r"a.*?(?i:xy)", r"(?i)<t>.*?</t>", r"(?i:a).*?xb"):
         assert partial_problem(parse(pattern), ports=True) is None, pattern
     for pattern in (
-        r"[^q]*?x",  # opening the pattern
         r"(?i:a).*?<b",  # a case-insensitive character before: the module's case state decides the test
         r"(?:x[^q]??xy|zz)y",  # the required string "y" follows a bounded lazy repeat
         r"[ab]\s{0,2}?xy",

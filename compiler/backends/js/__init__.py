@@ -26,7 +26,7 @@ from ...regex.charset import CharSet, set_of
 # about the template's delimiters and states is read off the IR.
 from ...regex.automaton import partial_problem
 from ...regex.emit import js_problems
-from ...regex.lazy_partial import char_alternation, repeat_strings
+from ...regex.lazy_partial import char_alternation, lazy_lead, opens_lazily, repeat_strings
 from ...regex.lookbehind_partial import attempt_entry
 from ...regex.nodes import (
     BOS,
@@ -154,11 +154,16 @@ def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hin
     first = attempt_entry(root)
     entry = "null" if first is None else sets.name(first)
     lead = first_lead(root)
+    lazy = lazy_lead(root)
+    if opens_lazily(root):
+        hint = None  # where the module attempts matches decides (lazy_partial.opens_lazily)
     args = [js_string(source), _tree(root, sets), entry]
-    if hint is not None or lead is not None:
+    if hint is not None or lead is not None or lazy is not None:
         args.append("null" if hint is None else _hint_code(hint, sets))
-    if lead is not None:
-        args.append(sets.name(lead))
+    if lead is not None or lazy is not None:
+        args.append("null" if lead is None else sets.name(lead))
+    if lazy is not None:
+        args.append(f"[{sets.name(lazy[0])}, {lazy[1]}]")
     return f"new Regex({', '.join(args)})"
 
 
@@ -228,7 +233,7 @@ def _watched_code(delim, origin: str, sets: _Sets) -> str:
         why = partial_problem(delim.ast, ports=True)
         if why:
             raise TemplateError([Problem(delim.path, f"cannot compile for JavaScript: {why}")], origin)
-        if delim.hint is None:
+        if delim.hint is None and not opens_lazily(delim.ast):
             branches = delim.branches
             if branches is not None and not branches.behind:
                 return regex_code(delim.ast, delim.pattern, delim.path, origin, sets, hint=branches)
