@@ -79,22 +79,27 @@ rule; more: the second; "": the third); `lazy_problem(ast)` names the
 shapes this model does not decide, which ports refuse: a test whose
 packing depends on the case state a case-insensitive character before the
 repeat leaves (`(?i:a).*?<b`: "<b" is one case-insensitive string or "<"
-alone), a bounded lazy repeat with a literal test that the
-required string may follow at a bounded offset (above; conservative: an
-alternation holding such a repeat counts as before the string), a pattern
-that opens with a lazy repeat of minimum 0
-(`[^q]*?x`: the module then attempts matches from positions no match can
-start at, and the first rule fires there: a partial match at 0 on "q",
-none for `[^qr]*?x`, as the module builds no first set when it holds a
-negated single character and attempts everywhere; after a failed attempt
-it skips over the run the repeat's body matches, and reports a partial
-match at the last attempt when that run reaches the end of the text:
-`\\s*?\\b` on "|\\n" is a partial match at 1).
+alone), and a bounded lazy repeat with a literal test that the required
+string may follow at a bounded offset (above; conservative: an
+alternation holding such a repeat counts as before the string, save for
+its hoisted prefix).
+
+Where a match is attempted matters when an attempt can open with a lazy
+repeat of minimum 0 (opens_lazily): the module attempts at its first
+set's characters, or everywhere when it builds none (a negated single
+character among the members, `[^q]*?x` on "q": a partial match at 0;
+none for `[^qr]*?x`; lookbehind_partial.attempt_entry); when the repeat is
+the pattern's first node it skips, after a failed attempt, the run of body
+characters from there, and a run reaching the end of the text makes a
+partial match at that attempt (`\\s*?\\b` on "|\\n": one at 1; lazy_lead).
 
 How this was read: from `_regex.c` (the LAZY_REPEAT_ONE backtrack case and
 `simple_string_search`, which reports "off the end of the text" for a
-string it does not find), then corrected and bounded by the module's
-answers; tests/regex/test_partial_search_ports.py checks both ports against
+string it does not find; `locate_required_string`; the FAILURE case of
+`basic_match`, which skips the leading repeat's run) and `_regex_core.py`
+(`Branch.optimise`, `Sequence.pack_characters`, `get_required_string`,
+`_check_firstset`) of the 2026.5.9 source distribution, a build of it with
+`VERBOSE` tracing, then corrected and bounded by the module's answers; tests/regex/test_partial_search_ports.py checks both ports against
 the module on generated lazy patterns of every shape (regex_strategies.
 random_lazy_pattern), every prefix of each text.
 """

@@ -619,6 +619,26 @@ SHAPES += [
     ),
 ]
 
+# Delimiters an attempt opens with a lazy repeat of minimum 0: where the
+# module attempts matches decides (lazy_partial.opens_lazily, lazy_lead).
+LAZY_OPENING = {
+    "start_anchor": "<|a|>",
+    "fields": {
+        "reasoning_content": {"open": "[[", "close_pattern": r"[^<]*?\]\]", "content": "text"},
+        "content": {"close_pattern": r"\s*?(?=\[\[)|<\|/x\|>", "content": "text"},
+    },
+}
+
+SHAPES += [
+    Shape(
+        "lazy_opening",
+        LAZY_OPENING,
+        blocks=["[[think first]]", "answer", "<|/x|>", "text \n [[a]]", "[[q]", "[[x\n]]tail", "[[ab]]c[[d]]", "  \n"],
+        noise=["[[", "]", "]]", "<|/x|>", "<|", " ", "\n", "[", "<", "q"],
+        prefixes=["<|a|>", "<|a|>[[p", "<|a|>x [[", "<|a|> "],
+    ),
+]
+
 
 def _bundled_shape(path: Path) -> Shape:
     """A templates_src/ template, with its samples' outputs (whole and in
