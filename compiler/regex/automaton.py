@@ -413,7 +413,7 @@ def partial_problem(ast: Regex | Node, *, ports: bool = False) -> str | None:
     for node in walk(root, skip=_is_lookbehind):
         if not isinstance(node, Repeat) or node.min == node.max:
             continue
-        if node.lazy and ports and _one_char_body(node):
+        if node.lazy and ports:
             continue
         if node.lazy:
             return (

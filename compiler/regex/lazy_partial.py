@@ -2,13 +2,26 @@
 one-character repeat, decided once here so every port reproduces it from data.
 
 A lazy repeat whose body reads one character (`[^<]+?`, `.*?`, `\\s{0,3}?`,
-`(?:x)*?`; not a capturing group) is the module's LAZY_REPEAT_ONE. Entering
+`[ab]??`, `(?:x)*?`, `(?:a|b)*?` whose branches the optimiser merges into
+one set (char_alternation); not a capturing group) is the module's
+LAZY_REPEAT_ONE (the module emits the minimum count as plain copies before
+it, so `x??`, `x{0,1}?` and `x{2,3}?` are all such repeats). A lazy repeat
+of anything else is its LAZY_REPEAT, which backtracks iteration by
+iteration as the ports' general repeat does. Entering
 it matches the minimum count (running into the end of the text there is an
 ordinary partial match) and goes on with the tail. When the tail fails and
 the matcher backtracks into the repeat at `pos` (the repeat started at
 `start` with maximum `max`), the module does not simply read one more body
 character and retry the tail: it looks at the tail's *test*, the first
-thing the tail reads (`_regex.c`, `set_test_node`), and
+thing the tail reads (`_regex.c`, `set_test_node`), read as the module's
+optimiser leaves the pattern (an alternation whose branches share leading
+items has them hoisted out, `_split_common_prefix`: `(?:<a>|<b>)` tests
+"<", `(?:<ab>|<ac>)` the string "<a", `y(?:xa|xb)` the string "yx"; a run
+of characters is one string node as Sequence.pack_characters makes it,
+under a case state carried along the sequence: a character whose case
+flag differs ends the run unless it is case-sensitive and has no other
+cases; a case-insensitive test is read with each character's cases, the
+module's CHARACTER_IGN / STRING_IGN, by the same rules), and
 
 - test is one character (a literal, `[x]`, `(x)`, a repeat `x+` / `x{2}`
   of one): before reading `text[pos]` it checks whether `pos + 1 >=
@@ -48,39 +61,61 @@ match, the quirk above included (the end of the partial match is the end of
 the text). Inside a look-behind (matched backwards) the module reports no
 partial match at all, so nothing changes there.
 
+The module's partial search also starts late for some patterns: it first
+searches for the pattern's *required string* (`get_required_string` in
+_regex_core.py: the first literal character of the top-level sequence,
+groups and repeats of at least one looked into, alternations only for the
+prefix the optimiser hoists, with the largest width before it as offset;
+none when that width is unbounded) and starts attempting at the string's
+position less the offset. With no complete occurrence, the position is
+where a start of the string ends the text (or the end). A partial match
+that reads the end of the text never starts earlier; one a bounded lazy
+repeat reports without reading it may (`(?:x[^q]??xy|zz)y` on "xxxxx": a
+partial match at 1, not 0).
+
 `lazy_tails(ast)` gives, for each lazy one-character repeat outside
 look-behinds, the literal its tail's test is (one character: the first
 rule; more: the second; "": the third); `lazy_problem(ast)` names the
-shapes this model does not decide, which ports refuse: a case-insensitive
-string or one-character test, an alternation whose branches share a first
-character, a lazy repeat of at most one (`??`, `{0,1}?`: with the
-module's answers, `(?:x[^q]??xy|zz)y` on "zx[bq[" is no partial match at 1
-though `x[^q]??xy` is, and `{0,2}?` in its place follows the rules above;
-bounded repeats `{m,n}?` with n > 1 and `{m,}?` follow them as written), and
-a pattern that opens with a lazy repeat of minimum 0
-(`[^q]*?x`: the module then attempts matches from positions no match can
-start at, and the first rule fires there: a partial match at 0 on "q",
-none for `[^qr]*?x`; `\\s*?\\b` on "|\\n" is a partial match at 1), and
-lazy repeats of groups (the module's LAZY_REPEAT, not modelled).
+shapes this model does not decide, which ports refuse: a test whose
+packing depends on the case state a case-insensitive character before the
+repeat leaves (`(?i:a).*?<b`: "<b" is one case-insensitive string or "<"
+alone), and a bounded lazy repeat with a literal test that the required
+string may follow at a bounded offset (above; conservative: an
+alternation holding such a repeat counts as before the string, save for
+its hoisted prefix).
+
+Where a match is attempted matters when an attempt can open with a lazy
+repeat of minimum 0 (opens_lazily): the module attempts at its first
+set's characters, or everywhere when it builds none (a negated single
+character among the members, `[^q]*?x` on "q": a partial match at 0;
+none for `[^qr]*?x`; lookbehind_partial.attempt_entry); when the repeat is
+the pattern's first node it skips, after a failed attempt, the run of body
+characters from there, and a run reaching the end of the text makes a
+partial match at that attempt (`\\s*?\\b` on "|\\n": one at 1; lazy_lead).
 
 How this was read: from `_regex.c` (the LAZY_REPEAT_ONE backtrack case and
 `simple_string_search`, which reports "off the end of the text" for a
-string it does not find), then corrected and bounded by the module's
-answers; tests/regex/test_partial_search_ports.py checks both ports against
+string it does not find; `locate_required_string`; the FAILURE case of
+`basic_match`, which skips the leading repeat's run) and `_regex_core.py`
+(`Branch.optimise`, `Sequence.pack_characters`, `get_required_string`,
+`_check_firstset`) of the 2026.5.9 source distribution, a build of it with
+`VERBOSE` tracing, then corrected and bounded by the module's answers; tests/regex/test_partial_search_ports.py checks both ports against
 the module on generated lazy patterns of every shape (regex_strategies.
 random_lazy_pattern), every prefix of each text.
 """
 
 from __future__ import annotations
 
-from .analysis import nullable
+from .analysis import max_length, nullable
+from .charset import CharSet, set_of
 from .lookbehind_partial import backtrack_literals
-from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, root_of
+from .nodes import Alt, Anchor, Category, Char, Class, Concat, Dot, Group, Look, Node, Range, Regex, Repeat, children, root_of
 from .syntax import to_source
 
 _CLOSE = "close"  # a capturing group ends: skipped, but ends a literal run
 _STOP = "stop"  # the end of a repeat body or look-around: the test is not a literal
 _JOIN = "join"  # the end of an alternative: the run ends, the test goes on
+_BRANCHES = "branches"  # an alternation's branches after their common prefix: the run ends
 
 
 class _Unknown(Exception):
@@ -90,7 +125,34 @@ class _Unknown(Exception):
 def _one_char(node: Node) -> bool:
     while isinstance(node, Group) and node.index is None:
         node = node.body
-    return isinstance(node, (Char, Dot, Category, Class))
+    return isinstance(node, (Char, Dot, Category, Class)) or char_alternation(node) is not None
+
+
+def char_alternation(node: Node) -> CharSet | None:
+    """The set an alternation of single characters is (`(?:a|b|\\s)`), or
+    None: the module's optimiser reduces such branches to one set
+    (Branch._reduce_to_set; all of one case flag), so a lazy repeat of it is
+    a one-character repeat. The ports emit it as that set."""
+    while isinstance(node, Group) and node.index is None:
+        node = node.body
+    if not isinstance(node, Alt):
+        return None
+    out = CharSet.of(())
+    flags = set()
+    for branch in node.branches:
+        while isinstance(branch, Group) and branch.index is None:
+            branch = branch.body
+        # What the module merges: a character (`a`, `[a]`, `[^a]`), a
+        # property (`\\s`, `\\W`) or a set of several items (`[ab]`, `[a-z0]`);
+        # not a class of one range (`[a-z]`) nor `.`.
+        if isinstance(branch, Class):
+            if len(branch.items) == 1 and isinstance(branch.items[0], Range):
+                return None
+        elif not isinstance(branch, (Char, Category)):
+            return None
+        flags.add(bool(getattr(branch, "icase", False)))
+        out = out | set_of(branch)
+    return out if len(flags) == 1 else None
 
 
 def _literal_char(node: Node) -> tuple[str, bool] | None:
@@ -104,7 +166,10 @@ def _literal_char(node: Node) -> tuple[str, bool] | None:
 
 
 def _expand(items: list) -> list:
-    """Open up the first item until it is a marker or a leaf."""
+    """Open up the first item until it is a marker or a leaf. An alternation
+    whose branches share leading items is read as the module's optimiser
+    leaves it: the shared items, then the rest of the branches (a marker
+    that ends a literal run)."""
     while items:
         head = items[0]
         if isinstance(head, Concat):
@@ -113,13 +178,82 @@ def _expand(items: list) -> list:
             items = [head.body] + ([] if head.index is None else [_CLOSE]) + items[1:]
         elif isinstance(head, Repeat) and head.min == head.max == 1:
             items = [head.body] + items[1:]
+        elif isinstance(head, Alt):
+            prefix, _ = _split_alt(head)
+            if not prefix:
+                return items
+            items = prefix + [_BRANCHES] + items[1:]
         else:
             return items
     return items
 
 
-def _test(follow: list) -> str:
-    """The literal the tail's test reads ("" when the test is not a literal)."""
+def _affix(node) -> bool:
+    """An item the module's optimiser may move out of alternatives (its
+    `can_be_affix`): not a repeat, a capturing group or a sequence."""
+    return isinstance(node, (Char, Dot, Category, Class, Anchor))
+
+
+def _normal(node: Node) -> Node:
+    found = _literal_char(node) if isinstance(node, Class) else None
+    return Char(found[0], found[1]) if found else node
+
+
+def _sequence(node: Node) -> list:
+    """A branch's items as the module's parser sees them: concatenations and
+    non-capturing groups opened up."""
+    if isinstance(node, Group) and node.index is None:
+        return _sequence(node.body)
+    if isinstance(node, Concat):
+        return [item for child in node.items for item in _sequence(child)]
+    if isinstance(node, Alt):
+        prefix, _ = _split_alt(node)
+        if prefix:
+            return prefix + [_BRANCHES]  # the module's Sequence(prefix, Branch), flattened
+    return [node]
+
+
+def _split_alt(node: Alt) -> tuple[list, list]:
+    """(the items common to the start of every branch, the branches' item
+    lists), as `regex`'s Branch.optimise splits them (`_split_common_prefix`,
+    after flattening branches that are alternations themselves)."""
+    branches: list[list] = []
+    for branch in node.branches:
+        inner = branch
+        while isinstance(inner, Group) and inner.index is None:
+            inner = inner.body
+        if isinstance(inner, Alt):
+            prefix, rest = _split_alt(inner)
+            if not prefix:  # still an alternation: its branches join this one's
+                branches.extend(rest)
+                continue
+        branches.append([_normal(item) for item in _sequence(branch)])
+    count = 0
+    while (
+        count < min(len(b) for b in branches)
+        and _affix(branches[0][count])
+        and all(b[count] == branches[0][count] for b in branches)
+    ):
+        count += 1
+    return branches[0][:count], [b[count:] for b in branches]
+
+
+def _cased(char: str) -> bool:
+    """Whether the character has other cases (the module's is_cased_i)."""
+    return len(set_of(Char(char, True))) > 1
+
+
+def _literal(run: list[str], icase: bool) -> str | tuple[CharSet, ...]:
+    """The test as the ports carry it: the string, or when it ignores case
+    the set of each character's cases (the module's same_char_ign)."""
+    if not icase:
+        return "".join(run)
+    return tuple(set_of(Char(char, True)) for char in run)
+
+
+def _test(follow: list, icase_before: bool = True) -> str | tuple[CharSet, ...]:
+    """The literal the tail's test reads ("" when the test is not a literal);
+    a tuple of character sets when it ignores case."""
     items = _expand(follow)
     while items and items[0] in (_CLOSE, _JOIN):
         items = _expand(items[1:])
@@ -134,74 +268,98 @@ def _test(follow: list) -> str:
             while isinstance(body, Group):
                 body = body.body
             found = _literal_char(body)
-            return found[0] if found else ""
-        return _test([head.body, _STOP])
+            return _literal([found[0]], found[1]) if found else ""
+        return _test([head.body, _STOP], icase_before)
     if isinstance(head, Alt):
-        firsts = []
-        for branch in head.branches:
-            lead = _expand([branch])
-            firsts.append(_literal_char(lead[0]) if lead and lead[0] not in (_CLOSE, _STOP, _JOIN) else None)
-        if len(head.branches) > 1 and firsts[0] is not None and all(f == firsts[0] for f in firsts):
-            raise _Unknown(f"an alternation whose branches share their first character ({to_source(head)})")
-        return ""
+        return ""  # no common prefix (_expand): the branches or a set of their first characters
     first = _literal_char(head)
     if first is None:
         return ""
-    run, icase = [first[0]], first[1]
+    # The module packs a run of characters into one string node
+    # (Sequence.pack_characters) under a case state carried along the
+    # sequence: a character whose case flag differs from it ends the run
+    # and sets it, unless it is case-sensitive and has no other cases.
+    chars = [first]
     items = _expand(items[1:])
     while items:
-        nxt = _literal_char(items[0]) if items[0] not in (_CLOSE, _STOP, _JOIN) else None
-        if nxt is None or nxt[1] != icase:
+        nxt = _literal_char(items[0]) if items[0] not in (_CLOSE, _STOP, _JOIN, _BRANCHES) else None
+        if nxt is None:
             break
-        run.append(nxt[0])
+        chars.append(nxt)
         items = _expand(items[1:])
-    if icase:
-        raise _Unknown(f"a case-insensitive literal after it ({''.join(run)!r})")
-    return "".join(run)
+    plain, folded = _pack(chars, False), _pack(chars, True)
+    if plain != folded:
+        # The state the run starts in decides: that of the characters
+        # before the repeat in the module's sequence, case-sensitive when
+        # no case-insensitive character comes before the repeat.
+        if icase_before:
+            raise _Unknown(
+                f"the literal {''.join(c for c, _ in chars)!r} after case-insensitive characters before it: "
+                "whether the regex module reads that literal ignoring case depends on how it packs the "
+                "characters before the repeat (its case state carried along the sequence), not reproduced"
+            )
+    return _literal(*plain)
 
 
-def _visit(node: Node, follow: list, out: dict[int, str], problems: list[str]) -> None:
+def _pack(chars: list[tuple[str, bool]], state: bool) -> tuple[list[str], bool]:
+    """The first string node `regex` packs from these characters when its
+    case state is `state` (True: ignoring case) before them."""
+    run: list[str] = []
+    for char, icase in chars:
+        if icase != state and (icase or _cased(char)):
+            if run:
+                break
+            state = icase
+        run.append(char)
+    return run, state and any(_cased(char) for char in run)
+
+
+def _visit(node: Node, follow: list, out: dict, problems: list[str], icase: frozenset = frozenset()) -> None:
     if isinstance(node, Look):
         if not node.behind:
-            _visit(node.body, [_STOP], out, problems)
+            _visit(node.body, [_STOP], out, problems, icase)
         return
     if isinstance(node, Concat):
         for at, item in enumerate(node.items):
-            _visit(item, list(node.items[at + 1 :]) + follow, out, problems)
+            _visit(item, list(node.items[at + 1 :]) + follow, out, problems, icase)
     elif isinstance(node, Alt):
         for branch in node.branches:
-            _visit(branch, [_JOIN] + follow, out, problems)
+            _visit(branch, [_JOIN] + follow, out, problems, icase)
     elif isinstance(node, Group):
-        _visit(node.body, ([] if node.index is None else [_CLOSE]) + follow, out, problems)
+        _visit(node.body, ([] if node.index is None else [_CLOSE]) + follow, out, problems, icase)
     elif isinstance(node, Repeat):
         if node.lazy and node.min != node.max and _one_char(node.body):
-            if node.max == 1:
-                problems.append(
-                    f"lazy quantifier {to_source(node)}: the regex module's partial matches for a lazy repeat "
-                    "of at most one (`??`, `{0,1}?`) follow rules not reproduced (write `{0,2}?` or `*?` if "
-                    "the tail allows it)"
-                )
-                return
             try:
-                literal = _test(follow)
+                literal = _test(follow, id(node) in icase)
             except _Unknown as why:
                 problems.append(f"lazy quantifier {to_source(node)} before {why}")
                 literal = ""
             out[id(node)] = literal
         else:
-            if node.lazy and node.min != node.max:
-                problems.append(
-                    f"lazy quantifier {to_source(node)}: the regex module's partial matches for lazy repeats "
-                    "of groups are not reproduced"
-                )
-            _visit(node.body, [_STOP], out, problems)
+            # A lazy repeat of a group (the module's LAZY_REPEAT) backtracks
+            # iteration by iteration, as the ports' general repeat does.
+            _visit(node.body, [_STOP], out, problems, icase)
+
+
+def _ignores_case(root: Node) -> frozenset:
+    """The ids of the repeats that a case-insensitive character comes before
+    (in the pattern's text): only there can the module's case state be
+    "ignoring case" when their tail's literal starts."""
+    out, seen = set(), False
+    for node in _walk(root):
+        if isinstance(node, (Char, Class)) and node.icase:
+            seen = True
+        elif isinstance(node, Repeat) and seen:
+            out.add(id(node))
+    return frozenset(out)
 
 
 def lazy_tails(ast: Regex | Node) -> dict[int, str]:
     """id(lazy one-character Repeat) -> the literal its tail's test reads, ""
     when the test is not a literal (see above)."""
-    out: dict[int, str] = {}
-    _visit(root_of(ast), [], out, [])
+    out: dict = {}
+    root = root_of(ast)
+    _visit(root, [], out, [], _ignores_case(root))
     return out
 
 
@@ -219,18 +377,124 @@ def lazy_problem(ast: Regex | Node) -> str | None:
     problems: list[str] = []
     tails: dict[int, str] = {}
     root = root_of(ast)
-    _visit(root, [], tails, problems)
-    opening = _opens_with(root, tails)
-    if opening is not None:
-        # Where the module then attempts matches, and where it says a
-        # partial match starts, is not modelled: [^q]*?x on "q" is a partial
-        # match at 0, [^qr]*?x on "q" none; \s*?\b on "|\n" is one at 1,
-        # though x\s*?\b on "x|\n" has none at 0.
+    _visit(root, [], tails, problems, _ignores_case(root))
+    late = _before_required_string(root, tails)
+    if late is not None:
         problems.append(
-            f"lazy quantifier {to_source(opening)} opening the pattern: where the regex module attempts "
-            "partial matches then is not reproduced"
+            f"lazy quantifier {to_source(late)}: the pattern's required string (the regex module's first "
+            "literal every match reads, at a bounded distance from the start) may follow it, and the "
+            "module's partial search then starts where that string or its start ends the text, skipping "
+            "the partial matches this bounded lazy repeat would report before it ((?:x[^q]??xy|zz)y on "
+            "'xxxxx': a partial match at 1, not 0); start the pattern with a literal, or leave the repeat "
+            "unbounded"
         )
     return "; ".join(problems) or None
+
+
+class _Required(Exception):
+    pass
+
+
+def _before_required_string(root: Node, tails: dict[int, str]) -> Repeat | None:
+    """A bounded lazy repeat whose tail test is a literal (so its partial
+    matches need not read the end of the text) that the pattern's required
+    string may follow at a finite offset, or None. The module
+    (`get_required_string` in _regex_core.py) takes the first literal
+    character of the pattern's top-level sequence (groups and repeats of at
+    least one opened up; an alternation is not looked into, though its
+    optimiser may hoist a common prefix out of it) with the largest width
+    before it; when that width is unbounded there is none. Partial search
+    from `pos` then starts no earlier than where the string, or failing a
+    complete occurrence a start of it that ends the text, was found, less
+    that width: harmless for partial matches that read the end of the
+    text, not for the lazy ones that do not. Conservative: any alternation
+    holding such a repeat counts as coming before the string, save for the
+    common prefix the optimiser hoists out of its branches."""
+    seen: list[Repeat] = []
+
+    def marks(node: Node) -> None:
+        for inner in _walk(node):
+            if isinstance(inner, Repeat) and tails.get(id(inner)) and inner.max is not None:
+                seen.append(inner)
+
+    def scan(node: Node) -> bool:
+        """True when the scan is over (the required string found, or an
+        unbounded width before it)."""
+        if _literal_char(node) is not None:  # `x`, `[x]` (the module's Character)
+            raise _Required
+        if isinstance(node, Concat):
+            return any(scan(item) for item in node.items)
+        if isinstance(node, Group):
+            return scan(node.body)
+        if isinstance(node, Repeat):
+            if node.min >= 1 and scan(node.body):  # the module looks into a repeat of at least one
+                return True
+            marks(node)
+            width = max_length(node)
+            return width is None
+        if isinstance(node, Alt):
+            prefix, _ = _split_alt(node)  # hoisted out of the branches by the optimiser
+            for item in prefix:
+                if scan(item):
+                    return True
+            marks(node)
+            return max_length(node) is None
+        if isinstance(node, Look):
+            marks(node)
+            return False
+        return max_length(node) is None
+
+    try:
+        scan(root)
+    except _Required:
+        return seen[0] if seen else None
+    return None
+
+
+def _walk(node: Node):
+    yield node
+    for child in children(node):
+        yield from _walk(child)
+
+
+def opens_lazily(ast: Regex | Node) -> bool:
+    """Whether an attempt can open with a lazy one-character repeat of
+    minimum 0: the module's attempt positions then matter (attempt_entry,
+    lazy_lead), so the backends search such a pattern at every position
+    its entry allows, with no trigger-string hint."""
+    root = root_of(ast)
+    return _opens_with(root, lazy_tails(root)) is not None
+
+
+def lazy_lead(ast: Regex | Node) -> tuple[CharSet, int] | None:
+    """(the body's set, the maximum or -1) of a lazy one-character repeat of
+    minimum 0 that is the module's first node, when the module builds no
+    first set (attempt_entry is None). After a failed attempt at p the
+    module then skips the run of body characters from p (at most the
+    maximum; `basic_match`, "skip over any repeated leading characters"):
+    the next attempt is one past the run, unless the run is the maximum
+    long; and when the run reaches the end of the text, a partial search
+    reports a partial match at p (`\\s*?\\b` on "|\\n": one at 1)."""
+    from .lookbehind_partial import attempt_entry
+
+    root = root_of(ast)
+    if attempt_entry(root) is not None:
+        return None
+    head = root
+    while True:
+        if isinstance(head, Group) and head.index is None:
+            head = head.body
+        elif isinstance(head, Concat) and head.items:
+            head = head.items[0]
+        else:
+            break
+    if not isinstance(head, Repeat) or not head.lazy or head.min != 0 or not _one_char(head.body):
+        return None
+    body = head.body
+    while isinstance(body, Group) and body.index is None:
+        body = body.body
+    chars = char_alternation(body)
+    return (set_of(body) if chars is None else chars), (-1 if head.max is None else head.max)
 
 
 def _negated_single(node: Node) -> bool:
@@ -259,4 +523,4 @@ def _opens_with(node: Node, tails: dict[int, str]) -> Repeat | None:
     return None
 
 
-__all__ = ["lazy_problem", "lazy_tails", "repeat_strings"]
+__all__ = ["lazy_lead", "lazy_problem", "lazy_tails", "opens_lazily", "repeat_strings"]

@@ -43,8 +43,8 @@ there); the ports test the same set before each attempt.
 from __future__ import annotations
 
 from .analysis import first_set, nullable
-from .charset import CharSet
-from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Regex, Repeat, root_of
+from .charset import CharSet, case_closure
+from .nodes import Alt, Category, Char, Class, Concat, Dot, Group, Look, Node, Range, Regex, Repeat, root_of
 
 _OPEN, _CLOSE = "open", "close"  # capturing group boundary markers in the flattened sequence
 
@@ -116,6 +116,76 @@ def backtrack_literals(ast: Regex | Node) -> dict[int, str]:
 def attempt_entry(ast: Regex | Node) -> CharSet | None:
     """The characters at which a search attempts a match (any when None):
     those a match or partial match may read first, consumed or looked
-    ahead at; None when the pattern can match empty."""
+    ahead at; None when the pattern can match empty, or when the module
+    builds no first set for it: one of the items a match may start with is
+    a negated single character (`[^q]`, `_check_firstset` in
+    _regex_core.py), and the module attempts a match everywhere. That
+    matters where an attempt reports a partial match without reading the
+    end of the text (a lazy repeat opening the pattern: `[^q]*?x` on "q"
+    is a partial match at 0, `[^qr]*?x` on "q" none)."""
     root = root_of(ast)
-    return None if nullable(root) else first_set(root, lookaheads=True)
+    if nullable(root):
+        return None
+    negated, _, icase = _negated_first(root)
+    if negated:
+        return None
+    first = first_set(root, lookaheads=True)
+    # One member ignoring case makes the module's whole first set do so
+    # (`_check_firstset`): `(?:x|[ab])*?(?i:k)` is attempted at "X".
+    return case_closure(first) if icase else first
+
+
+def _bare_negated(node: Node) -> bool:
+    """A class the module parses as a negated single character (`[^q]`)."""
+    while isinstance(node, Group) and node.index is None:
+        node = node.body
+    return isinstance(node, Class) and node.negated and len(node.items) == 1 and isinstance(node.items[0], Char)
+
+
+def _single(node: Node) -> bool:
+    while isinstance(node, Group) and node.index is None:
+        node = node.body
+    return isinstance(node, (Char, Category, Class)) and not (
+        isinstance(node, Class) and len(node.items) == 1 and isinstance(node.items[0], Range)
+    )
+
+
+def _negated_first(node: Node) -> tuple[bool, bool, bool]:
+    """(whether the module's first set of `node` (`get_firstset`) holds a
+    negated single character, whether it holds None: `node` may start
+    without reading a character, whether a member ignores case: the module
+    then makes the whole first set ignore case)."""
+    if isinstance(node, (Char, Class)):
+        return isinstance(node, Class) and _bare_negated(node), False, node.icase
+    if isinstance(node, (Dot, Category)):
+        return False, False, False
+    if isinstance(node, Group):
+        return _negated_first(node.body)
+    if isinstance(node, Concat):
+        found = folded = False
+        for item in node.items:
+            negated, empty, icase = _negated_first(item)
+            found, folded = found or negated, folded or icase
+            if not empty:
+                return found, False, folded
+        return found, True, folded
+    if isinstance(node, Alt):
+        # Adjacent single-character branches are merged into one set first
+        # (Branch._reduce_to_set): a negated one among them is no member.
+        found = empty = folded = False
+        branches = list(node.branches)
+        for at, branch in enumerate(branches):
+            negated, nothing, icase = _negated_first(branch)
+            if _single(branch):
+                merged = (at > 0 and _single(branches[at - 1])) or (at + 1 < len(branches) and _single(branches[at + 1]))
+                negated = negated and not merged
+            found, empty, folded = found or negated, empty or nothing, folded or icase
+        return found, empty, folded
+    if isinstance(node, Repeat):
+        if node.max == 0:
+            return False, True, False
+        negated, empty, icase = _negated_first(node.body)
+        return negated, empty or node.min == 0, icase
+    if isinstance(node, Look) and not node.behind and not node.negative:
+        return _negated_first(node.body)
+    return False, True, False

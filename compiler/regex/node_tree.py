@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .charset import set_of
+from .lazy_partial import char_alternation
 from .nodes import (
     BOS,
     END,
@@ -74,6 +75,7 @@ class GoNode:
     lazy: bool = False
     give_back: str | None = None
     lazy_tail: str | None = None  # lazy one-character repeat: its tail's test (lazy_partial.lazy_tails)
+    lazy_fold: tuple[Ranges, ...] | None = None  # the same when the test ignores case: each character's cases
     group: int = 0
     kind: str = ""
     behind: bool = False
@@ -118,8 +120,15 @@ def go_tree(node, give_back: dict[int, str] | None = None) -> GoNode:
             max=-1 if node.max is None else node.max,
             lazy=node.lazy,
             give_back=None if node.lazy else give_back.get(id(node)),
-            lazy_tail=give_back.get(id(node)) if node.lazy else None,
-            subs=(go_tree(node.body, give_back),),
+            lazy_tail=(None if isinstance(give_back.get(id(node)), tuple) else give_back.get(id(node))) if node.lazy else None,
+            lazy_fold=tuple(chars.ranges for chars in give_back[id(node)])
+            if node.lazy and isinstance(give_back.get(id(node)), tuple)
+            else None,
+            subs=(
+                GoNode(SET, set=chars.ranges)
+                if node.lazy and (chars := char_alternation(node.body)) is not None  # the module's set (lazy_partial)
+                else go_tree(node.body, give_back),
+            ),
         )
     if isinstance(node, Group):
         if node.index is None:

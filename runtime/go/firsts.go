@@ -107,7 +107,7 @@ func annotateFirst(n *Node) {
 		}
 	}
 	f := &firstChars{}
-	f.any = firstOf(n, f)
+	f.any = firstOf(n, f) || opensLazily(n)
 	n.first = f
 	switch n.Op {
 	case OpLit:
@@ -123,6 +123,44 @@ func annotateFirst(n *Node) {
 			n.lead = n.Subs[0].lead
 		}
 	}
+}
+
+// opensLazily: a forward match of n can reach a lazy one-character repeat
+// of minimum 0 whose backtracking follows the `regex` module's tail test
+// (LazyTest) before reading a character. Its partial matches need not read
+// the character at the start (a[^<]*?x on "a<": a partial match at 0), so
+// no first-character pruning applies to n.
+func opensLazily(n *Node) bool {
+	switch n.Op {
+	case OpRepeat:
+		if n.Lazy && n.LazyTest && n.Min == 0 {
+			return true
+		}
+		return n.Max != 0 && opensLazily(n.Subs[0])
+	case OpConcat:
+		for _, sub := range n.Subs {
+			if opensLazily(sub) {
+				return true
+			}
+			var f firstChars
+			if !firstOf(sub, &f) {
+				return false
+			}
+		}
+		return false
+	case OpAlt:
+		for _, sub := range n.Subs {
+			if opensLazily(sub) {
+				return true
+			}
+		}
+		return false
+	case OpGroup:
+		return opensLazily(n.Subs[0])
+	case OpLook:
+		return !n.Behind && opensLazily(n.Subs[0])
+	}
+	return false
 }
 
 // mustReadOutside: matching items (forward) must first read a character
@@ -198,7 +236,7 @@ func givesBack(n *Node) bool {
 func (re *Regex) prepare() {
 	re.leadDone = true
 	re.starts = firstChars{}
-	re.starts.any = firstOf(re.Root, &re.starts)
+	re.starts.any = firstOf(re.Root, &re.starts) || opensLazily(re.Root)
 	annotateFirst(re.Root)
 	n := re.Root
 	if n.Op == OpConcat && len(n.Subs) > 0 {
@@ -212,7 +250,9 @@ func (re *Regex) prepare() {
 			}
 		}
 	}
-	if n.Op == OpRepeat && n.Max < 0 && n.Subs[0].Op == OpSet {
+	// A greedy repeat only: from inside a run of a lazy one the partial
+	// matches need not be a subset ([^<]+?(?<=a)x on ",zb": one at 2, none at 0).
+	if n.Op == OpRepeat && n.Max < 0 && !n.Lazy && n.Subs[0].Op == OpSet {
 		re.lead = n.Subs[0].Set
 	} else if lead := branchesLead(re.Root); lead != nil && subsetOf(lead, re.Entry) {
 		re.lead, re.leadInside = lead, true

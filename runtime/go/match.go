@@ -383,7 +383,8 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, items []*Node, next
 }
 
 // lazyTail is a lazy one-character repeat backtracked as the `regex` module
-// does (compiler/regex/lazy_partial.py): when its tail's test is one
+// does (compiler/regex/lazy_partial.py): the test is LazyTail, or when it
+// ignores case the cases of each character in LazyFold; when it is one
 // character, backtracking at the text's last character (or its end) makes
 // a partial match whatever the body says; when it is a string, the string
 // is searched for from one character on, and not finding it (ending by
@@ -393,6 +394,11 @@ func (m *machine) repeatOne(n, body *Node, i int, back bool, items []*Node, next
 func (m *machine) lazyTail(n, body *Node, start, j, count int, k func(int) bool) bool {
 	text, tail := m.text, n.LazyTail
 	size := len(text)
+	fold := n.LazyFold
+	runes := len(fold)
+	if fold == nil {
+		runes = utf8.RuneCountInString(tail)
+	}
 	bounded := n.Max >= 0
 	partial := func() bool {
 		if m.partial {
@@ -407,7 +413,7 @@ func (m *machine) lazyTail(n, body *Node, start, j, count int, k func(int) bool)
 	if bounded && count >= n.Max {
 		return false
 	}
-	if tail == "" {
+	if fold == nil && tail == "" {
 		if j >= size {
 			return partial()
 		}
@@ -425,7 +431,7 @@ func (m *machine) lazyTail(n, body *Node, start, j, count int, k func(int) bool)
 			}
 		}
 	}
-	if utf8.RuneCountInString(tail) == 1 {
+	if runes == 1 {
 		for {
 			for {
 				if j >= size {
@@ -442,7 +448,7 @@ func (m *machine) lazyTail(n, body *Node, start, j, count int, k func(int) bool)
 					return false
 				}
 				j, count = next, count+1
-				if strings.HasPrefix(text[j:], tail) {
+				if tailAt(text, j, tail, fold) >= 0 {
 					break
 				}
 			}
@@ -457,7 +463,7 @@ func (m *machine) lazyTail(n, body *Node, start, j, count int, k func(int) bool)
 	limit := size // where an occurrence must end
 	if bounded {
 		limit = start
-		for steps := n.Max + utf8.RuneCountInString(tail); steps > 0 && limit < size; steps-- {
+		for steps := n.Max + runes; steps > 0 && limit < size; steps-- {
 			_, w := utf8.DecodeRuneInString(text[limit:])
 			limit += w
 		}
@@ -467,11 +473,10 @@ func (m *machine) lazyTail(n, body *Node, start, j, count int, k func(int) bool)
 			return partial()
 		}
 		_, w := utf8.DecodeRuneInString(text[j:])
-		found := strings.Index(text[j+w:], tail)
-		if found < 0 || j+w+found+len(tail) > limit {
+		found := tailFrom(text, j+w, tail, fold)
+		if found < 0 || tailAt(text, found, tail, fold) > limit {
 			return partial()
 		}
-		found += j + w
 		for j < found {
 			next := m.step(body, j, false)
 			if next < 0 {
@@ -486,6 +491,46 @@ func (m *machine) lazyTail(n, body *Node, start, j, count int, k func(int) bool)
 			return false
 		}
 	}
+}
+
+// tailAt: where a lazy repeat's tail test (the literal tail, or when fold is
+// set the cases of each of its characters) ends when read at i, or -1.
+func tailAt(text string, i int, tail string, fold [][]rune) int {
+	if fold == nil {
+		if strings.HasPrefix(text[i:], tail) {
+			return i + len(tail)
+		}
+		return -1
+	}
+	for _, set := range fold {
+		if i >= len(text) {
+			return -1
+		}
+		r, w := utf8.DecodeRuneInString(text[i:])
+		if !inSet(set, r) {
+			return -1
+		}
+		i += w
+	}
+	return i
+}
+
+// tailFrom: the first start of the tail test at or after i, or -1.
+func tailFrom(text string, i int, tail string, fold [][]rune) int {
+	if fold == nil {
+		if found := strings.Index(text[i:], tail); found >= 0 {
+			return i + found
+		}
+		return -1
+	}
+	for i < len(text) {
+		if tailAt(text, i, tail, fold) >= 0 {
+			return i
+		}
+		_, w := utf8.DecodeRuneInString(text[i:])
+		i += w
+	}
+	return -1
 }
 
 // giveBack is a greedy one-character repeat read backwards with a literal

@@ -47,6 +47,9 @@ type Node struct {
 	// partial matches (compiler/regex/lazy_partial.py).
 	LazyTest bool
 	LazyTail string
+	// LazyFold, when the tail's test ignores case: the cases of each of its
+	// characters (sorted inclusive ranges), read instead of LazyTail.
+	LazyFold [][]rune
 
 	first *firstChars // what a forward match of the node reads first (set by prepare)
 	// possessive, on a greedy one-character repeat in a sequence: what
@@ -64,6 +67,16 @@ type Regex struct {
 	// (nil: any); a partial search attempts nowhere else, which decides
 	// where a look-behind's partial match can appear.
 	Entry []rune
+	// LazyOpen: an attempt can open with a lazy one-character repeat of
+	// minimum 0 (compiler/regex/lazy_partial.py opens_lazily): a partial
+	// search attempts at every position Entry allows. LazyLead, LazyMax: such
+	// a repeat that is the pattern's first node when Entry is nil (lazy_lead):
+	// after a failed attempt at p the module skips the run of LazyLead
+	// characters from p unless it is LazyMax long (-1: unbounded), and a run
+	// reaching the end of the text makes a partial match at p.
+	LazyOpen bool
+	LazyLead []rune
+	LazyMax  int
 
 	lead     []rune
 	leadDone bool
@@ -217,7 +230,7 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 		m.resetCaps()
 		m.hit = false
 		m.start = s
-		if !re.skippable(text, pos, s, lead) && !re.starts.excludes(text, s) && re.attempted(text, s) {
+		if !re.skippable(text, pos, s, lead) && (re.LazyOpen || !re.starts.excludes(text, s)) && re.attempted(text, s) {
 			m.run(re.Root, s, false, m.accept)
 		}
 		if m.hit {
@@ -225,6 +238,22 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 		}
 		if s >= len(text) {
 			break
+		}
+		if re.LazyLead != nil {
+			end, count := s, 0
+			for end < len(text) && (re.LazyMax < 0 || count < re.LazyMax) {
+				r, w := utf8.DecodeRuneInString(text[end:])
+				if !inSet(re.LazyLead, r) {
+					break
+				}
+				end, count = end+w, count+1
+			}
+			if re.LazyMax < 0 || count < re.LazyMax {
+				if end >= len(text) {
+					return m.partialAt(s)
+				}
+				s = end // then past the character that ended the run
+			}
 		}
 		_, size := utf8.DecodeRuneInString(text[s:])
 		s += size

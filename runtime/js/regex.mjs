@@ -20,7 +20,8 @@
 //                                a look-behind, the string the `regex` module searches for when it
 //                                gives back (compiler/regex/lookbehind_partial.py); on a lazy
 //                                one-character repeat, the literal its tail's test reads
-//                                (compiler/regex/lazy_partial.py)
+//                                (compiler/regex/lazy_partial.py), or when that test ignores
+//                                case an array of ranges, one per character (its cases)
 //   [5, kind]                    assertion: 0 start, 1 end (\Z), 2 end or before a final "\n" ($),
 //                                3 word boundary, 4 not a word boundary, 5 start or after a "\n"
 //                                ((?m)^), 6 end or before a "\n" ((?m)$)
@@ -91,6 +92,31 @@ function holds(kind, s, i) {
   }
 }
 
+// A lazy repeat's tail test: a string, or (ignoring case) the ranges of
+// each of its characters' cases. tailAt: where it ends when read at j, or -1;
+// tailFrom: its first start at or after `from`, or -1; tailSize: its code points.
+function tailAt(s, j, tail) {
+  if (typeof tail === "string") return s.startsWith(tail, j) ? j + tail.length : -1;
+  for (const ranges of tail) {
+    if (j >= s.length || !inRanges(ranges, s.codePointAt(j))) return -1;
+    j = nextIndex(s, j);
+  }
+  return j;
+}
+
+function tailFrom(s, from, tail) {
+  if (typeof tail === "string") return s.indexOf(tail, from);
+  for (let p = from; p < s.length; p = nextIndex(s, p)) if (tailAt(s, p, tail) >= 0) return p;
+  return -1;
+}
+
+function tailSize(tail) {
+  if (typeof tail !== "string") return tail.length;
+  let size = 0;
+  for (let i = 0; i < tail.length; i = nextIndex(tail, i)) size++;
+  return size;
+}
+
 /** A compiled delimiter regex. */
 export class Regex {
   /**
@@ -100,9 +126,15 @@ export class Regex {
    * @param {object|null} hint trigger strings and lead classes (see below)
    * @param {number[]|null} firstLead the class of a greedy unbounded repeat the pattern starts with
    */
-  constructor(source, tree, entry = null, hint = null, firstLead = null) {
+  constructor(source, tree, entry = null, hint = null, firstLead = null, lazyLead = null) {
     this.source = source;
     this.entry = entry;
+    // [ranges, max]: a lazy one-character repeat of minimum 0 the pattern
+    // opens with, when the module attempts everywhere (compiler/regex/
+    // lazy_partial.py lazy_lead): after a failed attempt at p it skips the
+    // run of those characters from p, unless the run is `max` long; a run
+    // reaching the end of the text makes a partial match at p.
+    this.lazyLead = lazyLead;
     // In a run of these characters, an attempt reads a subset of what the
     // attempt one character earlier read (it is that attempt with one
     // repeat less): only the run's first position needs trying. Without
@@ -545,7 +577,8 @@ export class Regex {
         if (j >= n || (bounded && count >= max)) return false;
       }
     }
-    if (tail.length === 1 || (tail.length === 2 && tail.codePointAt(0) > 0xffff)) {
+    const size = tailSize(tail);
+    if (size === 1) {
       for (;;) {
         for (;;) {
           if (j >= n || nextIndex(s, j) >= n) {
@@ -556,7 +589,7 @@ export class Regex {
           if (!inRanges(ranges, s.codePointAt(j))) return false;
           j = nextIndex(s, j);
           count++;
-          if (s.startsWith(tail, j)) break;
+          if (tailAt(s, j, tail) >= 0) break;
         }
         if (k(j)) return true;
         if (bounded && count >= max) return false;
@@ -566,7 +599,7 @@ export class Regex {
     let limit = n;
     if (bounded) {
       limit = start;
-      let steps = max + Array.from(tail).length;
+      let steps = max + size;
       while (steps > 0 && limit < n) {
         limit = nextIndex(s, limit);
         steps--;
@@ -577,8 +610,8 @@ export class Regex {
         if (ctx.partial) ctx.hit = true;
         return false;
       }
-      const found = s.indexOf(tail, nextIndex(s, j));
-      if (found < 0 || found + tail.length > limit) {
+      const found = tailFrom(s, nextIndex(s, j), tail);
+      if (found < 0 || tailAt(s, found, tail) > limit) {
         if (ctx.partial) ctx.hit = true;
         return false;
       }
@@ -638,6 +671,22 @@ export class Regex {
       const caps = this._attempt(s, p, partial);
       if (caps !== null) return new Match(this, s, caps, false);
       if (ctx.hit && firstHit < 0) firstHit = p;
+      if (this.lazyLead !== null && p < n) {
+        const [ranges, max] = this.lazyLead;
+        let end = p;
+        let count = 0;
+        while (end < n && (max < 0 || count < max) && inRanges(ranges, s.codePointAt(end))) {
+          end = nextIndex(s, end);
+          count++;
+        }
+        if (max < 0 || count < max) {
+          if (end >= n) {
+            if (partial && firstHit < 0) firstHit = p;
+            break;
+          }
+          p = end; // the loop steps past the character that ended the run
+        }
+      }
     }
     return firstHit < 0 ? null : this._partialMatch(s, firstHit);
   }

@@ -70,6 +70,51 @@ HAND_WRITTEN = [
     (r"(?<=(?=as)[a-z])q", ["|>as", "qq<"]),
     (r"(?<=[a-z](?=\s*b))q", ["x a", "qa b"]),
     (r"(?<=x)(?=a\s*b)", ["xa", "x a"]),
+    # lazy repeats of at most one (`??`, `{0,1}?`) follow the rules of the
+    # bounded ones; an alternation whose branches share leading characters
+    # is a test of those characters (compiler/regex/lazy_partial.py)
+    (r"<[ab]??<abcdef>", ["<acbaa", "<a<abc", "<<abcdef>"]),
+    (r"<.??(?:<a>)+", ["zy<z|\n.a<", ".<bqq", "<x<a>"]),
+    (r"(?:<a??|zz)xy", ["a<|", "<axy", "<a"]),
+    (r"a\s{0,1}?<a>", ["a x", "a  <", "a <a>"]),
+    (r"a[^q]??(?:<a>|<b>)", ["]aq", "aq<", "ax<b>"]),
+    (r"x\s??(?:<a>|<b>)", ["\nx|", "x <", "x<b"]),
+    (r"<(?:[^x])??(?:<a>|<b>)", ["<｜<[^", "[<>x"]),
+    (r"a.*?(?:<ab>|<ac>)", ["a x<a", "a<az", "a q<ac>"]),
+    (r"a[^q]*?(?:xa|xb)", ["aq", "aqx", "a x"]),
+    (r"a\s{0,2}?(?:(?:xa|xc)|xb)", ["a z", "a x", "a  xq"]),
+    # a lazy repeat of an alternation of single characters is the module's
+    # one-character repeat of their set
+    (r"a(?:a|b)*?<a>", ["qbax", "a a", "a ab", "aab<a"]),
+    (r"\[\[(?:a|b){1,3}?\|", [">a[[b>", "[[ab|", "[[aaaa"]),
+    # ... not when one branch is a class of one range, or `.` (the module keeps the branches)
+    (r"<call (?:[a-z]|_)+?>", ["<call a b>", "<call ab"]),
+    (r"a(?:.|b)*?<a>", ["a a", "a ab"]),
+    # a lazy repeat opening the pattern: attempted everywhere when the
+    # module builds no first set ([^q] is a negated single character), the
+    # run of its body skipped after a failed attempt, a partial match at the
+    # last attempt when that run reaches the end
+    (r"[^q]*?x", ["q", "qq", "aq", "qx"]),
+    (r"[^qr]*?x", ["q", "r", "aq"]),
+    (r"\s*?\b", ["|\n", "| \n", " |"]),
+    (r"[^q]*?\b", ["\n", "\n\n", "\nq"]),
+    (r"[^q]{0,2}?\b", ["\n\n\n", "\n"]),
+    (r"(?:[^<]*?x+|zz)xy", ["<", "<<", "zx"]),
+    (r"(?:x|[ab])*?(?i:k)", ["X", "|:zx:<X"]),
+    # first-character pruning does not apply where a lazy repeat can be reached (Go)
+    (r"a(?:[^<]*?x)y", ["a<", "a<b"]),
+    (r"a(?:b|[^<]*?x)y", ["a<", "ab<"]),
+    # a lazy repeat opening the pattern is no run to try from its start only (Go)
+    (r"[^<]+?(?<=a)x", [",zb[", "qKx=KKa,", "= ]qb"]),
+    # lazy repeats of groups backtrack iteration by iteration
+    (r"a(?:xb)*?yz", ["axbxby", "axbq", "ay"]),
+    (r"<(a)+?>", ["<aa", "<a>", "<b"]),
+    # case-insensitive tests: the same rules, each character read with its cases
+    (r"a[^q]*?(?i:x)", ["aq", "aqX", "a X"]),
+    (r"a\s*?(?i:<ab>)", [" x", "a x<A", "a <aB>"]),
+    (r"<.{1,3}?(?i:kx)", ["<zzzzK", "<a\u212aX", "<ab\u212ax"]),
+    (r"(?i)<t>.*?</t>", ["<T> x</", "<t>aa</T", "<T>q"]),
+    (r"a.*?<b(?i:c)", ["a x<b", "a<bC", "a<B"]),
 ]
 
 
@@ -298,7 +343,9 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
     from compiler.errors import TemplateError
     from compiler.frontend import source as sources
     from compiler.backends import go as go_backend
+    from compiler.regex.charset import set_of
     from compiler.regex.lazy_partial import lazy_problem, lazy_tails
+    from compiler.regex.nodes import Char
 
     def tails(pattern):
         return sorted(lazy_tails(parse(pattern)).values())
@@ -317,11 +364,33 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
         r"a\s{0,3}?<a>",
         r"a\s{2,}?<a>",
         r"a[^q]{1,2}?x",
+        r"a\s??<a>",
+        r"a\s{0,1}?<a>",
+        r"a.*?(?:xa|xb)",
+        r"(?:a\s??x|b)",
+        r"a(?:ab)*?c",  # a lazy repeat of a group: the general repeat
+        r"a(?:a|b)*?<a>",  # an alternation of characters: the module's set
+        r"[^q]*?x",  # opening the pattern: the module's attempt positions (lazy_partial.lazy_lead)
+        r"\s*?\b",
+        r"<(?:a\s??x|b)y",
     ):
         assert partial_problem(parse(pattern), ports=True) is None, pattern
-    for pattern in (r"a\s??<a>", r"a\s{0,1}?<a>", r"a(?:ab)*?c", r"[^q]*?x", r"a.*?(?i:xy)", r"a.*?(?:xa|xb)"):
+    assert tails(r"a.*?(?:<a>|<b>)") == ["<"]  # the module hoists the common prefix out of the branches
+    assert tails(r"a.*?(?:<ab>|<ac>)") == ["<a"]
+    assert tails(r"a.*?(?:(?:xa|xc)|xb)") == ["x"]
+    assert tails(r"a.*?y(?:xa|xb)") == ["yx"]
+    assert tails(r"a.*?(?:xa|ya)") == [""]
+    assert lazy_tails(parse(r"a.*?(?i:xy)")).popitem()[1] == tuple(set_of(Char(c, True)) for c in "xy")
+    assert tails(r"a.*?<b(?i:c)") == ["<b"]  # a case-insensitive character ends the string
+    for pattern in (r"a.*?(?i:xy)", r"(?i)<t>.*?</t>", r"(?i:a).*?xb"):
+        assert partial_problem(parse(pattern), ports=True) is None, pattern
+    for pattern in (
+        r"(?i:a).*?<b",  # a case-insensitive character before: the module's case state decides the test
+        r"(?:x[^q]??xy|zz)y",  # the required string "y" follows a bounded lazy repeat
+        r"[ab]\s{0,2}?xy",
+    ):
         assert lazy_problem(parse(pattern)), pattern
-    template = {"start_anchor": "<a>", "fields": {"content": {"close_pattern": r"x\s??<a>"}}}
+    template = {"start_anchor": "<a>", "fields": {"content": {"close_pattern": r"[ab]\s??<a>"}}}
     with pytest.raises(TemplateError, match="lazy quantifier"):
         go_backend.render(to_program(sources.from_dict(template, "t")))
     with pytest.raises(TemplateError, match="lazy quantifier"):

@@ -128,7 +128,12 @@ def random_pattern(rng, depth: int = 3, lazy: bool = False, leaf_anchors: bool =
     if kind == 0:
         return Concat(tuple(random_pattern(rng, depth - 1, lazy, leaf_anchors) for _ in range(rng.randint(2, 3))))
     if kind == 1:
-        return Alt(tuple(random_pattern(rng, depth - 1, lazy, leaf_anchors) for _ in range(rng.randint(2, 3))))
+        branches = tuple(random_pattern(rng, depth - 1, lazy, leaf_anchors) for _ in range(rng.randint(2, 3)))
+        if lazy and rng.random() < 0.3:
+            # branches sharing a leading character: the module hoists it out (lazy_partial.py)
+            lead = Char(rng.choice(PATTERN_CHARS))
+            branches = tuple(Concat((lead, branch)) for branch in branches)
+        return Alt(branches)
     if kind == 2:
         body = random_pattern(rng, depth - 1, lazy, leaf_anchors)
         if isinstance(body, Anchor):
@@ -145,15 +150,22 @@ def random_text(rng, size: int = 9) -> str:
 # Lazy repeats of every shape before every kind of tail, as sources: the
 # `regex` module's partial matches for them follow its own backtracking
 # rules (compiler/regex/lazy_partial.py), which the ports reproduce.
-LAZY_BODIES = [r"[^<]", r".", r"\s", r"[^q]", r"[ab]", r"a", r"(?:[^x])", r"\w", r"[^<｜\n]", r"(?:ab)", r"(a)"]
+LAZY_BODIES = [
+    r"[^<]", r".", r"\s", r"[^q]", r"[ab]", r"a", r"(?:[^x])", r"\w", r"[^<｜\n]", r"(?:ab)", r"(a)",
+    r"(?:a|b)", r"(?:x|[ab])", r"(?:ab|a)", r"(?:a\s)", r"(?:x?y)", r"(?:[a-z]|_)", r"(?:.|a)", r"(?:\s|<)",
+]
 LAZY_QUANTIFIERS = ["*?", "+?", "??", "{0,2}?", "{1,3}?", "{2,}?", "{1,}?", "{2,4}?", "{0,5}?", "{3,}?", "{1,2}?"]
 LAZY_TAILS = [
     "x", "<a>", "xy", "(x)", "(?:x)y", "(x)y", "[x]", "x+", "\\d", "(?=x)", "(?=xy)", "(?!x)", "$", "",
     "(?:x|yz)", "x|y", "<｜tool▁sep｜>", "\\|", "(?:<a>|<b>)", "\\b", "<abcdef>", "x{2}", "(?:xb){1,2}",
     "(?:<a>)+", "\\s*<a>", "x?", "a", "(?:x|(?=y))", "(?<=a)x", "\\Z",
+    # alternations whose branches share leading characters (the module hoists them)
+    "(?:xa|xb)", "(?:<ab>|<ac>)", "(?:x|xy)", "(?:(?:xa|xc)|xb)", "a(?:xb|xc)", "(?:<a>|<b>|c)", "(?:[ab]x|[ab]y)",
+    # case-insensitive tests (the module's CHARACTER_IGN / STRING_IGN)
+    "(?i:x)", "(?i:xy)", "(?i:x)y", "x(?i:y)", "(?i:<a>)", "<(?i:a)>", "(?i:k)", "(?i:xy|xz)", "(?i:x)+",
 ]
-LAZY_HEADS = ["", "a", "<", "\\[\\[", "(?P<n>", "x", "<｜tool▁call▁begin｜>(?P<n>"]
-LAZY_ALPHABET = "aqx<>by |[\n｜z"
+LAZY_HEADS = ["", "a", "<", "\\[\\[", "(?P<n>", "x", "<｜tool▁call▁begin｜>(?P<n>", "[ab]", "(?:a|bb)"]
+LAZY_ALPHABET = "aqx<>by |[\n｜zXYK\u212a"
 
 
 def random_lazy_pattern(rng) -> str:

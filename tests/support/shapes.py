@@ -537,6 +537,108 @@ SHAPES += [
     ),
 ]
 
+# Lazy repeats of at most one (`??`) and lazy repeats before alternations
+# whose branches share their first characters (the `regex` module hoists
+# the shared prefix out of the branches, and the tail's test is that prefix).
+LAZY_OPTIONAL = {
+    "start_anchor": "<|a|>",
+    "fields": {
+        "reasoning_content": {"open_pattern": r"\[\[(?:[a-z]??)(?:\|\||\|>)", "close": "]]", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"<call (?P<name>[^<>\s]+?)(?:>>|>\n)",
+            "close_pattern": r"</call\s??>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close_pattern": r"<\|/x\|>|(?=\[\[)", "content": "text"},
+    },
+}
+
+SHAPES += [
+    Shape(
+        "lazy_optional",
+        LAZY_OPTIONAL,
+        blocks=[
+            "[[p||think first]]",
+            "[[|>x]]",
+            "[[ab||c]]",
+            "answer",
+            "<|/x|>",
+            '<call get_weather>>{"city": "Paris"}</call>',
+            '<call search>\n{"query": "x"}</call\n>',
+            "<call s>",
+            "<call a>x",
+            "[[q|",
+            "[[a|b]][[|>e]]",
+            "</call  >",
+        ],
+        noise=["[[", "|", "||", "|>", "]]", "<|/x|>", "<call ", "</call", " ", ">", ">>", "\n", "<"],
+        prefixes=["<|a|>", "<|a|>[[p|", "<|a|>x [[", "<|a|>[[a"],
+        tools=TOOLS,
+    ),
+]
+
+# Lazy repeats of groups, of an alternation of single characters (the
+# module's set) and before case-insensitive literals.
+LAZY_GROUPS = {
+    "start_anchor": "<|a|>",
+    "fields": {
+        "reasoning_content": {"open_pattern": r"\[\[(?:\w\w)*?(?i:\|go\|)", "close": "]]", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"<call (?P<name>(?:[a-z]|_)+?)(?i:>)",
+            "close_pattern": r"(?i)</call\s*?>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close_pattern": r"<\|/x\|>|(?=\[\[)", "content": "text"},
+    },
+}
+
+SHAPES += [
+    Shape(
+        "lazy_groups",
+        LAZY_GROUPS,
+        blocks=[
+            "[[ab|go|think]]",
+            "[[abcd|GO|x]]",
+            "[[a|go|",
+            "[[|Go|y]]",
+            "answer",
+            "<|/x|>",
+            '<call get_weather>{"city": "Paris"}</call>',
+            '<call search>{"query": "x"}</CALL >',
+            "<call s_t>{}</Call\n>",
+            "<call a b>",
+            "[[ab|g",
+        ],
+        noise=["[[", "|", "|go|", "|GO", "]]", "<|/x|>", "<call ", "</call", "</CALL", " ", ">", "\n", "<", "_"],
+        prefixes=["<|a|>", "<|a|>[[ab", "<|a|>x [[", "<|a|>[[a|g"],
+        tools=TOOLS,
+    ),
+]
+
+# Delimiters an attempt opens with a lazy repeat of minimum 0: where the
+# module attempts matches decides (lazy_partial.opens_lazily, lazy_lead).
+LAZY_OPENING = {
+    "start_anchor": "<|a|>",
+    "fields": {
+        "reasoning_content": {"open": "[[", "close_pattern": r"[^<]*?\]\]", "content": "text"},
+        "content": {"close_pattern": r"\s*?(?=\[\[)|<\|/x\|>", "content": "text"},
+    },
+}
+
+SHAPES += [
+    Shape(
+        "lazy_opening",
+        LAZY_OPENING,
+        blocks=["[[think first]]", "answer", "<|/x|>", "text \n [[a]]", "[[q]", "[[x\n]]tail", "[[ab]]c[[d]]", "  \n"],
+        noise=["[[", "]", "]]", "<|/x|>", "<|", " ", "\n", "[", "<", "q"],
+        prefixes=["<|a|>", "<|a|>[[p", "<|a|>x [[", "<|a|> "],
+    ),
+]
+
 
 def _bundled_shape(path: Path) -> Shape:
     """A templates_src/ template, with its samples' outputs (whole and in

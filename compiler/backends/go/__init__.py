@@ -28,7 +28,7 @@ from ...regex.charset import CharSet, regex_set, word_set
 # rendering a regex AST, so they stay in the backend. Every fact about the
 # template's delimiters and states (hints, branches, the state plan) is read
 # off the IR.
-from ...regex.lazy_partial import lazy_problem, repeat_strings
+from ...regex.lazy_partial import lazy_lead, lazy_problem, opens_lazily, repeat_strings
 from ...regex.lookbehind_partial import attempt_entry
 from ...regex.node_tree import ALT, ASSERT, CONCAT, EMPTY, GROUP, LIT, REPEAT, SET, GoNode, go_tree
 from ...regex.nodes import Group, Regex, walk
@@ -105,6 +105,11 @@ class _Emitter:
         names_go = ", ".join(go_string(n) for n in names)
         first = attempt_entry(ast)
         entry = "" if first is None else f", Entry: {self.set_var(first.ranges)}"
+        if opens_lazily(ast):  # where the module attempts matches decides (lazy_partial.opens_lazily)
+            entry += ", LazyOpen: true"
+            lazy = lazy_lead(ast)
+            if lazy is not None:
+                entry += f", LazyLead: {self.set_var(lazy[0].ranges)}, LazyMax: {lazy[1]}"
         return f"&{q}Regex{{Source: {go_string(source)}, Root: {self.node(ast.body)}, Names: []string{{{names_go}}}{entry}}}"
 
     def node(self, node) -> str:
@@ -134,6 +139,9 @@ class _Emitter:
                 lazy += f", GiveBack: {go_string(n.give_back)}"
             if n.lazy_tail is not None:
                 lazy += ", LazyTest: true" + (f", LazyTail: {go_string(n.lazy_tail)}" if n.lazy_tail else "")
+            if n.lazy_fold is not None:
+                folds = ", ".join(self.set_var(ranges) for ranges in n.lazy_fold)
+                lazy += f", LazyTest: true, LazyFold: [][]rune{{{folds}}}"
             return f"&{q}Node{{Op: {q}OpRepeat, Min: {n.min}, Max: {n.max}{lazy}, Subs: []*{q}Node{{{self.render(n.subs[0])}}}}}"
         if n.op == GROUP:
             return f"&{q}Node{{Op: {q}OpGroup, Group: {n.group}, Subs: []*{q}Node{{{self.render(n.subs[0])}}}}}"
@@ -207,7 +215,9 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
             problems.append(Problem(delim.path, f"cannot compile for Go: {why}"))
             return "nil"
         hint = ""
-        if delim.hint is not None:
+        if opens_lazily(delim.ast):
+            pass  # searched at every position the module attempts (no trigger hint)
+        elif delim.hint is not None:
             h = delim.hint
             triggers = ", ".join(go_string(t) for t in h.triggers)
             leads = CharSet.of(r for lead in h.leads for r in regex_set(lead.source).ranges)

@@ -26,7 +26,7 @@ from ...regex.charset import CharSet, set_of
 # about the template's delimiters and states is read off the IR.
 from ...regex.automaton import partial_problem
 from ...regex.emit import js_problems
-from ...regex.lazy_partial import repeat_strings
+from ...regex.lazy_partial import char_alternation, lazy_lead, opens_lazily, repeat_strings
 from ...regex.lookbehind_partial import attempt_entry
 from ...regex.nodes import (
     BOS,
@@ -124,8 +124,16 @@ def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> s
             return f"[3, {node.index}, {js_literal(node.name)}, {tree(node.body)}]"
         if isinstance(node, Repeat):
             high = -1 if node.max is None else node.max
-            literal = f", {js_string(give_back[id(node)])}" if id(node) in give_back else ""
-            return f"[4, {node.min}, {high}, {int(node.lazy)}, {tree(node.body)}{literal}]"
+            literal = ""
+            if id(node) in give_back:
+                carried = give_back[id(node)]
+                if isinstance(carried, tuple):  # a case-insensitive lazy tail: each character's cases
+                    literal = ", [" + ", ".join(sets.name(chars) for chars in carried) + "]"
+                else:
+                    literal = f", {js_string(carried)}"
+            chars = char_alternation(node.body) if node.lazy else None  # the module's set (lazy_partial)
+            body = f"[0, {sets.name(chars)}]" if chars is not None else tree(node.body)
+            return f"[4, {node.min}, {high}, {int(node.lazy)}, {body}{literal}]"
         if isinstance(node, Anchor):
             return f"[5, {_ANCHOR_CODES[node.kind]}]"
         if isinstance(node, Look):
@@ -146,11 +154,16 @@ def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hin
     first = attempt_entry(root)
     entry = "null" if first is None else sets.name(first)
     lead = first_lead(root)
+    lazy = lazy_lead(root)
+    if opens_lazily(root):
+        hint = None  # where the module attempts matches decides (lazy_partial.opens_lazily)
     args = [js_string(source), _tree(root, sets), entry]
-    if hint is not None or lead is not None:
+    if hint is not None or lead is not None or lazy is not None:
         args.append("null" if hint is None else _hint_code(hint, sets))
-    if lead is not None:
-        args.append(sets.name(lead))
+    if lead is not None or lazy is not None:
+        args.append("null" if lead is None else sets.name(lead))
+    if lazy is not None:
+        args.append(f"[{sets.name(lazy[0])}, {lazy[1]}]")
     return f"new Regex({', '.join(args)})"
 
 
@@ -220,7 +233,7 @@ def _watched_code(delim, origin: str, sets: _Sets) -> str:
         why = partial_problem(delim.ast, ports=True)
         if why:
             raise TemplateError([Problem(delim.path, f"cannot compile for JavaScript: {why}")], origin)
-        if delim.hint is None:
+        if delim.hint is None and not opens_lazily(delim.ast):
             branches = delim.branches
             if branches is not None and not branches.behind:
                 return regex_code(delim.ast, delim.pattern, delim.path, origin, sets, hint=branches)

@@ -92,7 +92,7 @@ def test_js_matches_reference(shape, template_files, data):
         )
 
 
-LAZY_SHAPES = ["lazy_reasoning", "deepseek_v31_lazy", "lazy_bounded"]
+LAZY_SHAPES = ["lazy_reasoning", "deepseek_v31_lazy", "lazy_bounded", "lazy_optional", "lazy_groups", "lazy_opening"]
 
 
 @pytest.mark.parametrize("name", LAZY_SHAPES)
