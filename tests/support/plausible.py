@@ -230,7 +230,7 @@ def _string_leaves(message: dict):
             yield (key,), key, message[key]
     for index, call in enumerate(message.get("tool_calls") or []):
         arguments = call.get("function", {}).get("arguments") if isinstance(call, dict) else None
-        stack = [((("tool_calls", index, "function", "arguments")), arguments)]
+        stack = [(("tool_calls", index, "function", "arguments"), arguments)]
         while stack:
             path, value = stack.pop()
             if isinstance(value, dict):
@@ -259,7 +259,9 @@ def _reads_back(template, prefix, body, end, tools, written, encoding, message, 
     from transformers.utils.chat_parsing import parse_response
 
     try:
-        got = parse_response(body.replace(written, _encode(probe, encoding)) + end, template, prefix=prefix, tools=tools)
+        got = parse_response(
+            body.replace(written, _encode(probe, encoding)) + end, template, prefix=prefix, tools=tools
+        )
     except Exception:  # noqa: BLE001
         return False
     return got == with_value(message, path, probe)
@@ -340,9 +342,14 @@ def marked_compositions(draw, candidates: list[Candidate], groups: dict[str, lis
     ]
     # A prompt that pre-writes part of a call takes the piece alone (as in `compositions`).
     if candidate.prefix.rstrip().endswith((":", "{", ",", "[", "(")) or draw(st.booleans()):
-        return candidate.prefix, body + candidate.end, candidate.tools, False, with_value(
-            candidate.message, candidate.path, value
-        ), used
+        return (
+            candidate.prefix,
+            body + candidate.end,
+            candidate.tools,
+            False,
+            with_value(candidate.message, candidate.path, value),
+            used,
+        )
     # Among other pieces of the same prompt, with markers in the filler text too.
     others = groups[candidate.prefix]
     parts = [b for b, _, _ in draw(st.lists(st.sampled_from(others), max_size=2))] + [body]

@@ -35,9 +35,7 @@ from samples import template_of
 
 NAMES = sorted(path.stem for path in bundled())
 RAISES = json.loads((Path(__file__).parent / "roundtrip" / "plausible_raises.json").read_text(encoding="utf-8"))
-MARKER_LIMITS = json.loads(
-    (Path(__file__).parent / "roundtrip" / "plausible_markers.json").read_text(encoding="utf-8")
-)
+MARKER_LIMITS = json.loads((Path(__file__).parent / "roundtrip" / "plausible_markers.json").read_text(encoding="utf-8"))
 
 
 def outcome(parse, text, prefix, tools):
@@ -103,7 +101,9 @@ def test_markers_inside_values(name):
             return  # cut off, or a whole delimiter written in free text
         want = outcome(lambda t, **kw: reference_parse(t, template, **kw), text, prefix, tools)
         if want[0] == "error":
-            reason = marker_limit(name, used) or next((why for m, why in RAISES.get(name, {}).items() if m in want[2]), None)
+            reason = marker_limit(name, used) or next(
+                (why for m, why in RAISES.get(name, {}).items() if m in want[2]), None
+            )
             assert reason, f"{name} raises on complete output with markers {used}: {want[2]} on {text!r}"
         elif rendered is not None and not same(want[1], rendered):
             assert marker_limit(name, used), (
