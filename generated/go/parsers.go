@@ -40,12 +40,14 @@ import (
 	"github.com/response-template-compiler/response-template-compiler/generated/go/minimax_m1"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/minimax_m2"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/minimax_m3"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/mirothinker"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/mistral"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/mistral_v3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/nemotron3_nano"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/nemotron_nano_v2"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/olmo3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/phi4_mini"
+	"github.com/response-template-compiler/response-template-compiler/generated/go/plamo3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/qwen3"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/qwen3_5"
 	"github.com/response-template-compiler/response-template-compiler/generated/go/qwen3_coder"
@@ -90,12 +92,14 @@ var All = map[string]conformance.NewFunc{
 	"minimax_m1":          minimax_m1.New,
 	"minimax_m2":          minimax_m2.New,
 	"minimax_m3":          minimax_m3.New,
+	"mirothinker":         mirothinker.New,
 	"mistral":             mistral.New,
 	"mistral_v3":          mistral_v3.New,
 	"nemotron3_nano":      nemotron3_nano.New,
 	"nemotron_nano_v2":    nemotron_nano_v2.New,
 	"olmo3":               olmo3.New,
 	"phi4_mini":           phi4_mini.New,
+	"plamo3":              plamo3.New,
 	"qwen3":               qwen3.New,
 	"qwen3_5":             qwen3_5.New,
 	"qwen3_coder":         qwen3_coder.New,

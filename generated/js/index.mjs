@@ -35,18 +35,20 @@ import * as parser30 from "./mimo.mjs";
 import * as parser31 from "./minimax_m1.mjs";
 import * as parser32 from "./minimax_m2.mjs";
 import * as parser33 from "./minimax_m3.mjs";
-import * as parser34 from "./mistral.mjs";
-import * as parser35 from "./mistral_v3.mjs";
-import * as parser36 from "./nemotron3_nano.mjs";
-import * as parser37 from "./nemotron_nano_v2.mjs";
-import * as parser38 from "./olmo3.mjs";
-import * as parser39 from "./phi4_mini.mjs";
-import * as parser40 from "./qwen3.mjs";
-import * as parser41 from "./qwen3_5.mjs";
-import * as parser42 from "./qwen3_coder.mjs";
-import * as parser43 from "./seed_oss.mjs";
-import * as parser44 from "./smollm3.mjs";
-import * as parser45 from "./step3p5.mjs";
+import * as parser34 from "./mirothinker.mjs";
+import * as parser35 from "./mistral.mjs";
+import * as parser36 from "./mistral_v3.mjs";
+import * as parser37 from "./nemotron3_nano.mjs";
+import * as parser38 from "./nemotron_nano_v2.mjs";
+import * as parser39 from "./olmo3.mjs";
+import * as parser40 from "./phi4_mini.mjs";
+import * as parser41 from "./plamo3.mjs";
+import * as parser42 from "./qwen3.mjs";
+import * as parser43 from "./qwen3_5.mjs";
+import * as parser44 from "./qwen3_coder.mjs";
+import * as parser45 from "./seed_oss.mjs";
+import * as parser46 from "./smollm3.mjs";
+import * as parser47 from "./step3p5.mjs";
 
 export const PARSERS = {
   "apertus": parser0,
@@ -83,16 +85,18 @@ export const PARSERS = {
   "minimax_m1": parser31,
   "minimax_m2": parser32,
   "minimax_m3": parser33,
-  "mistral": parser34,
-  "mistral_v3": parser35,
-  "nemotron3_nano": parser36,
-  "nemotron_nano_v2": parser37,
-  "olmo3": parser38,
-  "phi4_mini": parser39,
-  "qwen3": parser40,
-  "qwen3_5": parser41,
-  "qwen3_coder": parser42,
-  "seed_oss": parser43,
-  "smollm3": parser44,
-  "step3p5": parser45,
+  "mirothinker": parser34,
+  "mistral": parser35,
+  "mistral_v3": parser36,
+  "nemotron3_nano": parser37,
+  "nemotron_nano_v2": parser38,
+  "olmo3": parser39,
+  "phi4_mini": parser40,
+  "plamo3": parser41,
+  "qwen3": parser42,
+  "qwen3_5": parser43,
+  "qwen3_coder": parser44,
+  "seed_oss": parser45,
+  "smollm3": parser46,
+  "step3p5": parser47,
 };

@@ -74,6 +74,7 @@ STRICTER = {
     ): "content text never contains '[' or ',' (a call list or a later call may open on them)",
     ("olmo3", "empty_function_calls_block"): "content text never contains a newline (a later call may open on one)",
     ("olmo3", "code_in_answer_is_content"): "content text never contains a newline (a later call may open on one)",
+    ("mirothinker", "markup_in_answer"): "content text never contains '<use_mcp_tool>' (a call opens on it)",
 }
 # Kimi K3 has no implicit field: the message closer after the response channel
 # (`<|close|>message<|sep|>`) is dropped by the parser and not in the grammar.
@@ -111,6 +112,8 @@ STRICTER.update(
             ("deepseek_v4", "cut_off_in_invoke_open"),
             ("inkling", "cut_off_in_block_marker"),
             ("kimi_k3", "cut_off_in_think_close"),
+            ("plamo3", "cut_off_in_tool_name"),
+            ("mirothinker", "cut_off_in_tool_name"),
         ]
     }
 )
