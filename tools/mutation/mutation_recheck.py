@@ -49,7 +49,8 @@ from mutation_report import dotted, mutated_modules  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = Path(__file__).resolve().parent / "mutation_rechecks.json"
 OUT = ROOT / "mutants" / "rechecked.json"
-CPU_LIMIT = 120  # seconds of CPU per mutant checked in a child process
+CPU_LIMIT = 120  # seconds of CPU per mutant checked by pytest on a copy
+VECTOR_CPU_LIMIT = 30  # per mutant checked on vector files in a forked child (all of them take a few seconds)
 MEMORY_LIMIT = 4 << 30  # bytes of address space per such child
 
 
@@ -62,8 +63,8 @@ def _vector_files(tests: list[str]) -> list[Path] | None:
     return None
 
 
-def _limits() -> None:
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT))
+def _limits(cpu: int = CPU_LIMIT) -> None:
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
@@ -133,7 +134,7 @@ def recheck_in_process(checks: list[dict], sources: dict[str, str], results: dic
         # memory; stopped by a limit, it counts as killed, as in mutmut.
         child = os.fork()
         if child == 0:
-            _limits()
+            _limits(VECTOR_CPU_LIMIT)
             code = 1
             try:
                 mutated = sources[module].replace(check["before"], check["after"])
