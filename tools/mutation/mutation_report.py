@@ -245,7 +245,8 @@ def main(argv=None) -> int:
         killed = sum(counts[p]["killed"] for p in parts)
         equivalent = sum(counts[p]["equivalent"] for p in parts)
         score = killed / (total - equivalent) if total > equivalent else 1.0
-        rows.append((label, total, killed, equivalent, total - killed - equivalent, score))
+        if total:  # a module or group no run reached is left out
+            rows.append((label, total, killed, equivalent, total - killed - equivalent, score))
     if args.markdown:
         print("| part | mutants | killed | equivalent | survived | score |")
         print("|---|---:|---:|---:|---:|---:|")
