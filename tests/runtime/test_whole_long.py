@@ -57,4 +57,6 @@ def test_run_parse_response_without_the_whole_search():
     text = "Hi <tool_call>\n" + json.dumps({"name": "f", "arguments": {"n": 1}}) + "\n</tool_call>"
     expected = _streamed(module, text, "", None)
     assert json.dumps(run_parse_response(module.ResponseParser, text, "", None)) == json.dumps(expected)
-    assert [json.dumps(m) for m in run_parse_response(module.ResponseParser, [text], "", None)] == [json.dumps(expected)]
+    assert [json.dumps(m) for m in run_parse_response(module.ResponseParser, [text], "", None)] == [
+        json.dumps(expected)
+    ]

@@ -120,7 +120,9 @@ def call_mutants_directly() -> None:
     if not in_mutant_process():
         return
     active_module, _, active_name = active.rpartition(".")
-    modules = {name: module for name, module in sys.modules.items() if name.startswith("runtime.") and module is not None}
+    modules = {
+        name: module for name, module in sys.modules.items() if name.startswith("runtime.") and module is not None
+    }
     rebound = {}  # id(trampoline) -> the function it would call
     for module_name, module in modules.items():
         namespace = vars(module)

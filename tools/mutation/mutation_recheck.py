@@ -59,7 +59,11 @@ def _vector_files(tests: list[str]) -> list[Path] | None:
     (each word a substring of the file's name, as pytest's -k), else None."""
     if len(tests) == 3 and tests[0] == "tests/conformance/test_vectors.py" and tests[1] == "-k":
         words = [word.strip() for word in tests[2].split(" or ")]
-        return [path for path in sorted((ROOT / "compiler" / "conformance" / "vectors").glob("*.jsonl")) if any(w in path.stem for w in words)]
+        return [
+            path
+            for path in sorted((ROOT / "compiler" / "conformance" / "vectors").glob("*.jsonl"))
+            if any(w in path.stem for w in words)
+        ]
     return None
 
 
@@ -118,7 +122,12 @@ def _import_mutated(name: str, path: Path, source: str) -> None:
 
 def recheck_in_process(checks: list[dict], sources: dict[str, str], results: dict) -> list[dict]:
     """Run the vector-file rechecks here; return the others."""
-    sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support"), str(ROOT / "tests" / "conformance")]
+    sys.path[:0] = [
+        str(ROOT),
+        str(ROOT / "tests"),
+        str(ROOT / "tests" / "support"),
+        str(ROOT / "tests" / "conformance"),
+    ]
     import runtime  # noqa: F401 - the package stays; its modules are imported again per mutant
     import test_vectors
 

@@ -196,14 +196,26 @@ def main(argv=None) -> int:
     statuses = results()
     rechecked_file = ROOT / "mutants" / "rechecked.json"
     rechecked = json.loads(rechecked_file.read_text(encoding="utf-8")) if rechecked_file.is_file() else {}
-    checks = {check["mutant"]: check for check in json.loads(RECHECKS.read_text(encoding="utf-8"))["rechecks"] if "mutant" in check}
+    checks = {
+        check["mutant"]: check
+        for check in json.loads(RECHECKS.read_text(encoding="utf-8"))["rechecks"]
+        if "mutant" in check
+    }
     for name, verdict in rechecked.items():
         # Killed by a vector or test added after the run (tools/mutation/mutation_recheck.py),
         # credited only when this run's mutant of that name is the recorded edit.
-        if verdict == "killed" and statuses.get(name) not in (None, "killed") and name in checks and same_mutant(checks[name]):
+        if (
+            verdict == "killed"
+            and statuses.get(name) not in (None, "killed")
+            and name in checks
+            and same_mutant(checks[name])
+        ):
             statuses[name] = "killed"
     equivalents = json.loads(EQUIVALENTS.read_text(encoding="utf-8"))["equivalents"]
-    sources = {dotted(path).rsplit(".", 1)[-1]: (ROOT / path).read_text(encoding="utf-8").splitlines() for path in mutated_modules()}
+    sources = {
+        dotted(path).rsplit(".", 1)[-1]: (ROOT / path).read_text(encoding="utf-8").splitlines()
+        for path in mutated_modules()
+    }
     counts: dict[str, Counter] = defaultdict(Counter)
     unexplained = []
     reasons: Counter = Counter()
