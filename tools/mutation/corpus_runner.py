@@ -18,9 +18,10 @@ file by file); mutmut names this file in its test selection. Why it is fast:
 - a case is compared as JSON text, which is as strict as the suite's
   comparison (types, key order) and much cheaper;
 - in a mutant's process, mutmut's trampolines (a dispatch on every call of
-  every function of runtime/core.py, which triples the corpus's time) are
-  replaced by the functions they would call: the active mutant for its
-  function, the original for every other (`call_mutants_directly`);
+  every function of the mutated runtime modules, which triples the corpus's
+  time) are replaced by the functions they would call: the active mutant for
+  its function, the original for every other, in every module that holds the
+  function by value (`call_mutants_directly`);
 - the objects built on import are frozen for the garbage collector
   (`gc.freeze`) under mutmut, so the forked processes do not copy them;
 - in a mutant's process the corpus gets a budget of CPU time
@@ -105,29 +106,44 @@ def _case_budget(seconds: float) -> float:
     return signal.setitimer(signal.ITIMER_VIRTUAL, seconds)[0]
 
 
-def call_mutants_directly(module_name: str = "runtime.core") -> None:
-    """Rebind each function mutmut wrapped in a trampoline to what the
+def call_mutants_directly() -> None:
+    """Rebind each function mutmut wrapped in a trampoline, in every mutated
+    runtime module (runtime.values, runtime.stream, ...), to what the
     trampoline would call in this process: the mutant named by
-    MUTANT_UNDER_TEST for its function, the original for the others.
-    Nothing happens outside a mutant's process (`in_mutant_process`): a
-    plain run has no trampolines."""
+    MUTANT_UNDER_TEST for its function, the original for the others. A
+    module-level function is rebound wherever the runtime holds it by value
+    too (`from runtime.values import close_region` in runtime.stream, the
+    re-exports of runtime.core), so no call goes through a trampoline; a
+    method is rebound on its class. Nothing happens outside a mutant's
+    process (`in_mutant_process`): a plain run has no trampolines."""
     active = os.environ.get("MUTANT_UNDER_TEST")
-    module = sys.modules.get(module_name)
-    if module is None or not in_mutant_process():
+    if not in_mutant_process():
         return
     active_module, _, active_name = active.rpartition(".")
-    namespace = vars(module)
-    for table_name, table in list(namespace.items()):
-        if not (table_name.startswith("mutants_") and table_name.endswith("__mutmut") and isinstance(table, dict)):
-            continue
-        mangled = table_name[len("mutants_") : -len("__mutmut")]
-        chosen = active_name if active_module == module_name and active_name in table else mangled + "__mutmut_orig"
-        if mangled.startswith("x\u01c1"):
-            _, class_name, method = mangled.split("\u01c1")
-            owner = namespace[class_name]
-            setattr(owner, method, owner.__dict__[chosen])
-        else:
-            setattr(module, mangled[2:], namespace[chosen])
+    modules = {
+        name: module for name, module in sys.modules.items() if name.startswith("runtime.") and module is not None
+    }
+    rebound = {}  # id(trampoline) -> the function it would call
+    for module_name, module in modules.items():
+        namespace = vars(module)
+        for table_name, table in list(namespace.items()):
+            if not (table_name.startswith("mutants_") and table_name.endswith("__mutmut") and isinstance(table, dict)):
+                continue
+            mangled = table_name[len("mutants_") : -len("__mutmut")]
+            chosen = active_name if active_module == module_name and active_name in table else mangled + "__mutmut_orig"
+            if mangled.startswith("x\u01c1"):
+                _, class_name, method = mangled.split("\u01c1")
+                owner = namespace[class_name]
+                setattr(owner, method, owner.__dict__[chosen])
+            else:
+                trampoline = namespace.get(mangled[2:])
+                if trampoline is not None:
+                    rebound[id(trampoline)] = namespace[chosen]
+    for module in modules.values():
+        namespace = vars(module)
+        for name, value in list(namespace.items()):
+            if callable(value) and id(value) in rebound:
+                namespace[name] = rebound[id(value)]
 
 
 def test_corpus_in_one_pass():
