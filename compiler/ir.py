@@ -164,6 +164,29 @@ class RegexDelimiter:
     # The smaller patterns a long text settles its look-behind branches to
     # (compiler/passes/lookbehind_settle.py), or None.
     settled: SettledDelimiters | None = None
+    # How a whole text is searched for it, with no partial matches
+    # (compiler/passes/whole_search.py); None: the runtime's Pattern.search.
+    whole: WholeSearch | None = None
+
+
+@dataclass(frozen=True)
+class WholeSearch:
+    """A regex delimiter's complete-match search as the runtime's
+    `Pattern.search(buf, pos, False)` runs it, for straight-line code: the
+    leftmost trigger string (str.find; at one position the first listed
+    wins), the run of lead characters before it (`Leads.run_start`, from
+    the search position), then the match there (or nothing else to run)."""
+
+    # None: the regex searched over the text (no trigger strings).
+    triggers: tuple[str, ...] | None
+    lead_ascii: str  # the ASCII members of the lead classes (Leads.ascii); "": no lead run
+    has_leads: bool  # a lead run is read before the trigger (non-ASCII characters by the Pattern's Leads)
+    # The match is the lead run then the trigger string and nothing else
+    # (Pattern.simple): no regex runs and it captures nothing.
+    literal: bool
+    # The regex is tried only at the lead run's start (the run is all of the
+    # pattern's first lead, Pattern._starts); else at every position of the run.
+    one_start: bool
 
 
 @dataclass(frozen=True)

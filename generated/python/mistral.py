@@ -103,6 +103,14 @@ CONTENT_CLOSE = Pattern(
     "\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 
+# The regex entry points of the whole-text search (parse_whole_text).
+TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
+TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
+CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
+CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
+TOOL_CALLS_CLOSE_LEAD = TOOL_CALLS_CLOSE.leads.holds_char
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+
 FIELDS = (
     Field(
         "reasoning_content",
@@ -195,17 +203,54 @@ def parse_whole_text(text, prefix, tools):
     else:
         state, pos, pieces, captures, opened, buf = -1, 0, [], {}, False, text
     current = IMPLICIT if state < 0 else state
-    d0 = d1 = d2 = d3 = d4 = -2  # where each delimiter was found (see below)
+    # where each delimiter (d) and trigger string (t) was found (see below)
+    d0 = d1 = d2 = d3 = d4 = t0 = t1 = t2 = t3 = t4 = -2
     while True:
         if state == -1:  # implicit region: open reasoning_content, open tool_calls, close content
             start = -1
             if d0 < pos and d0 != -1:
                 d0 = buf.find("[THINK]", pos)
             if d1 < pos and d1 != -1:
-                m1 = TOOL_CALLS_OPEN.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t0 < s and t0 != -1:
+                        t0 = buf.find("[TOOL_CALLS]", s)
+                    at = t0
+                    if at < 0:
+                        m1 = None
+                        break
+                    r = at
+                    while r > s:
+                        c = buf[r - 1]
+                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
+                            r -= 1
+                        else:
+                            break
+                    m1 = TOOL_CALLS_OPEN_MATCH(buf, r)
+                    if m1 is not None:
+                        break
+                    s = at + 1
                 d1 = -1 if m1 is None else m1.start()
             if d2 < pos and d2 != -1:
-                m2 = CONTENT_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t1 < s and t1 != -1:
+                        t1 = buf.find("</s>", s)
+                    at = t1
+                    if at < 0:
+                        m2 = None
+                        break
+                    r = at
+                    while r > s:
+                        c = buf[r - 1]
+                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
+                            r -= 1
+                        else:
+                            break
+                    m2 = CONTENT_CLOSE_MATCH(buf, r)
+                    if m2 is not None:
+                        break
+                    s = at + 1
                 d2 = -1 if m2 is None else m2.start()
             if d0 >= 0:
                 start, end, index, match = d0, d0 + 7, 0, None
@@ -226,7 +271,36 @@ def parse_whole_text(text, prefix, tools):
         elif state == 1:  # tool_calls: close tool_calls
             start = -1
             if d4 < pos and d4 != -1:
-                m4 = TOOL_CALLS_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t2 < s and t2 != -1:
+                        t2 = buf.find("\n", s)
+                    if t3 < s and t3 != -1:
+                        t3 = buf.find("</s>", s)
+                    if t4 < s and t4 != -1:
+                        t4 = buf.find("[TOOL_CALLS]", s)
+                    at = t2
+                    if t3 >= 0 and (at < 0 or t3 < at):
+                        at = t3
+                    if t4 >= 0 and (at < 0 or t4 < at):
+                        at = t4
+                    if at < 0:
+                        m4 = None
+                        break
+                    r = at
+                    while r > s:
+                        c = buf[r - 1]
+                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_CLOSE_LEAD(c):
+                            r -= 1
+                        else:
+                            break
+                    for r in range(r, at + 1):
+                        m4 = TOOL_CALLS_CLOSE_MATCH(buf, r)
+                        if m4 is not None:
+                            break
+                    if m4 is not None:
+                        break
+                    s = at + 1
                 d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
                 start, end, index, match = d4, m4.end(), -1, m4

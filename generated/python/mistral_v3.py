@@ -98,6 +98,13 @@ CONTENT_CLOSE = Pattern(
     "\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
 )
 
+# The regex entry points of the whole-text search (parse_whole_text).
+TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
+CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
+CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
+TOOL_CALLS_CLOSE_LEAD = TOOL_CALLS_CLOSE.leads.holds_char
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+
 FIELDS = (
     Field(
         "tool_calls",
@@ -181,18 +188,50 @@ def parse_whole_text(text, prefix, tools):
     else:
         state, pos, pieces, captures, opened, buf = -1, 0, [], {}, False, text
     current = IMPLICIT if state < 0 else state
-    d0 = d1 = d2 = -2  # where each delimiter was found (see below)
+    # where each delimiter (d) and trigger string (t) was found (see below)
+    d0 = d1 = d2 = t0 = t1 = t2 = t3 = -2
     while True:
         if state == -1:  # implicit region: open tool_calls, close content
             start = -1
             if d0 < pos and d0 != -1:
-                m0 = TOOL_CALLS_OPEN.search(buf, pos, False)
-                d0 = -1 if m0 is None else m0.start()
+                if t0 < pos and t0 != -1:
+                    t0 = buf.find("[TOOL_CALLS]", pos)
+                at, size = t0, 12
+                if at < 0:
+                    d0 = -1
+                else:
+                    e0 = at + size
+                    r = at
+                    while r > pos:
+                        c = buf[r - 1]
+                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
+                            r -= 1
+                        else:
+                            break
+                    d0 = r
             if d1 < pos and d1 != -1:
-                m1 = CONTENT_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t1 < s and t1 != -1:
+                        t1 = buf.find("</s>", s)
+                    at = t1
+                    if at < 0:
+                        m1 = None
+                        break
+                    r = at
+                    while r > s:
+                        c = buf[r - 1]
+                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
+                            r -= 1
+                        else:
+                            break
+                    m1 = CONTENT_CLOSE_MATCH(buf, r)
+                    if m1 is not None:
+                        break
+                    s = at + 1
                 d1 = -1 if m1 is None else m1.start()
             if d0 >= 0:
-                start, end, index, match = d0, m0.end(), 0, m0
+                start, end, index, match = d0, e0, 0, None
             if d1 >= 0 and (
                 start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
             ):
@@ -200,7 +239,32 @@ def parse_whole_text(text, prefix, tools):
         elif state == 0:  # tool_calls: close tool_calls
             start = -1
             if d2 < pos and d2 != -1:
-                m2 = TOOL_CALLS_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t2 < s and t2 != -1:
+                        t2 = buf.find("\n", s)
+                    if t3 < s and t3 != -1:
+                        t3 = buf.find("</s>", s)
+                    at = t2
+                    if t3 >= 0 and (at < 0 or t3 < at):
+                        at = t3
+                    if at < 0:
+                        m2 = None
+                        break
+                    r = at
+                    while r > s:
+                        c = buf[r - 1]
+                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_CLOSE_LEAD(c):
+                            r -= 1
+                        else:
+                            break
+                    for r in range(r, at + 1):
+                        m2 = TOOL_CALLS_CLOSE_MATCH(buf, r)
+                        if m2 is not None:
+                            break
+                    if m2 is not None:
+                        break
+                    s = at + 1
                 d2 = -1 if m2 is None else m2.start()
             if d2 >= 0:
                 start, end, index, match = d2, m2.end(), -1, m2

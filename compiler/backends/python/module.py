@@ -152,13 +152,92 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
     return f"Pattern({', '.join(args)})"
 
 
-def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict) -> dict:
+def _lead_run(var: str, whole, floor: str, indent: str) -> list[str]:
+    """`r`: the start of the run of lead characters ending at `at`, not
+    before `floor`, as Leads.run_start finds it (ASCII characters against
+    the classes' ASCII members, others by the Pattern's Leads)."""
+    if not whole.has_leads:
+        return [f"{indent}r = at"]
+    return [
+        f"{indent}r = at",
+        f"{indent}while r > {floor}:",
+        f"{indent}    c = buf[r - 1]",
+        f"{indent}    if (c in {python_literal(whole.lead_ascii)}) if c < \"\\x80\" else {var}_LEAD(c):",
+        f"{indent}        r -= 1",
+        f"{indent}    else:",
+        f"{indent}        break",
+    ]
+
+
+def _trigger_find(var: str, whole, start: str, indent: str, tslots: dict) -> list[str]:
+    """The leftmost trigger string at or after `start` into `at` (and its
+    length into `size` where the caller needs it): each string's next
+    occurrence is remembered (`t<slot>`, -2 before the first search, -1 for
+    nowhere) while it lies at or after the search's start."""
+    lines = []
+    names = []
+    for trigger in whole.triggers:
+        slot = f"t{tslots.setdefault((var, trigger), len(tslots))}"
+        names.append((slot, len(trigger)))
+        lines.append(f"{indent}if {slot} < {start} and {slot} != -1:")
+        lines.append(f"{indent}    {slot} = buf.find({python_literal(trigger)}, {start})")
+    if not names:
+        lines.append(f"{indent}at = -1")
+        return lines
+    first, size = names[0]
+    lines.append(f"{indent}at, size = {first}, {size}" if whole.literal else f"{indent}at = {first}")
+    for slot, size in names[1:]:  # at one position the first listed wins
+        lines.append(f"{indent}if {slot} >= 0 and (at < 0 or {slot} < at):")
+        lines.append(f"{indent}    at, size = {slot}, {size}" if whole.literal else f"{indent}    at = {slot}")
+    return lines
+
+
+def _pattern_search(var: str, whole, slot: int, tslots: dict, entry: dict) -> list[str]:
+    """Pattern.search(buf, pos, False) for the whole-text parse, inline
+    (RegexDelimiter.whole): `d<slot>` its start or -1, and its match in
+    `m<slot>` (or, for a literal match, its end in `e<slot>`)."""
+    if whole.triggers is None:
+        entry[f"{var}_SEARCH"] = f"{var}.compiled.search"
+        return [f"    m{slot} = {var}_SEARCH(buf, pos)", f"    d{slot} = -1 if m{slot} is None else m{slot}.start()"]
+    if whole.has_leads:
+        entry[f"{var}_LEAD"] = f"{var}.leads.holds_char"
+    if whole.literal:
+        lines = _trigger_find(var, whole, "pos", "    ", tslots)
+        lines.append("    if at < 0:")
+        lines.append(f"        d{slot} = -1")
+        lines.append("    else:")
+        lines.append(f"        e{slot} = at + size")
+        lines += _lead_run(var, whole, "pos", "        ")
+        lines.append(f"        d{slot} = r")
+        return lines
+    entry[f"{var}_MATCH"] = f"{var}.compiled.match"
+    lines = ["    s = pos", "    while True:"]
+    lines += _trigger_find(var, whole, "s", "        ", tslots)
+    lines += ["        if at < 0:", f"            m{slot} = None", "            break"]
+    lines += _lead_run(var, whole, "s", "        ")
+    if whole.one_start:
+        lines += [f"        m{slot} = {var}_MATCH(buf, r)", f"        if m{slot} is not None:", "            break"]
+    else:
+        lines += [
+            "        for r in range(r, at + 1):",
+            f"            m{slot} = {var}_MATCH(buf, r)",
+            f"            if m{slot} is not None:",
+            "                break",
+            f"        if m{slot} is not None:",
+            "            break",
+        ]
+    lines += ["        s = at + 1", f"    d{slot} = -1 if m{slot} is None else m{slot}.start()"]
+    return lines
+
+
+def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict, tslots: dict, entry: dict) -> dict:
     """A state's search at the end of the stream, for the whole-text parse:
     its watched delimiters in the order the reference breaks ties
     (State.tie_order), each taking the match only where it starts earlier
     or, at the same start, runs longer. A literal is a str.find, a pattern
-    its search; each remembers where it was found (`d<slot>`, -2 before the
-    first search, -1 for nowhere) until the read position passes it."""
+    its search (inline where the IR plans it, RegexDelimiter.whole); each
+    remembers where it was found (`d<slot>`, -2 before the first search, -1
+    for nowhere) until the read position passes it."""
     names = [field.name for field in program.fields]
     searches, picks = [], []
     for number in state.tie_order:
@@ -177,9 +256,15 @@ def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict) -> di
         else:
             slot = slots.setdefault((var, None), len(slots))
             searches.append(f"if d{slot} < pos and d{slot} != -1:")
-            searches.append(f"    m{slot} = {var}.search(buf, pos, False)")
-            searches.append(f"    d{slot} = -1 if m{slot} is None else m{slot}.start()")
-            candidates = [(f"d{slot}", f"m{slot}.end()", f"m{slot}.end() - d{slot}", f"m{slot}")]
+            if delim.whole is None:
+                searches.append(f"    m{slot} = {var}.search(buf, pos, False)")
+                searches.append(f"    d{slot} = -1 if m{slot} is None else m{slot}.start()")
+            else:
+                searches += _pattern_search(var, delim.whole, slot, tslots, entry)
+            if delim.whole is not None and delim.whole.literal:
+                candidates = [(f"d{slot}", f"e{slot}", f"e{slot} - d{slot}", "None")]
+            else:
+                candidates = [(f"d{slot}", f"m{slot}.end()", f"m{slot}.end() - d{slot}", f"m{slot}")]
         for at, end, size, match in candidates:
             test = (
                 f"{at} >= 0"
@@ -289,7 +374,9 @@ def render(program: Program, *, vendored: bool = False) -> str:
             }
         )
     slots: dict = {}
-    scans = [_scan_code(program, state, delimiter_vars, slots) for state in program.states]
+    tslots: dict = {}
+    entry: dict = {}
+    scans = [_scan_code(program, state, delimiter_vars, slots, tslots, entry) for state in program.states]
     cut = _context_cut_code(program)
     used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
     used_names += _delimiter_code(program.start_anchor)
@@ -323,7 +410,8 @@ def render(program: Program, *, vendored: bool = False) -> str:
         cut=cut,
         states=states,
         scans=scans,
-        slots=sorted(slots.values()),
+        slots=[f"d{slot}" for slot in sorted(slots.values())] + [f"t{slot}" for slot in sorted(tslots.values())],
+        entry=[{"var": var, "code": code} for var, code in entry.items()],
         anchor=python_literal(program.start_anchor.literals[0]) if program.anchor_from_end else None,
         anchor_size=len(program.start_anchor.literals[0]) if program.anchor_from_end else 0,
         required=[field.name for field in program.fields if not field.optional],
