@@ -179,14 +179,19 @@ class WholeSearch:
 
     # None: the regex searched over the text (no trigger strings).
     triggers: tuple[str, ...] | None
-    lead_ascii: str  # the ASCII members of the lead classes (Leads.ascii); "": no lead run
-    has_leads: bool  # a lead run is read before the trigger (non-ASCII characters by the Pattern's Leads)
+    lead_ascii: str  # the ASCII members of the lead classes (Leads.ascii)
+    leads: tuple[Lead, ...]  # the classes of the lead run read before the trigger; (): none
     # The match is the lead run then the trigger string and nothing else
     # (Pattern.simple): no regex runs and it captures nothing.
     literal: bool
     # The regex is tried only at the lead run's start (the run is all of the
     # pattern's first lead, Pattern._starts); else at every position of the run.
     one_start: bool
+    # With no trigger strings: every alternative starts with a positive
+    # look-behind whose body cannot match empty, so every match starts right
+    # after one of these characters (its body's last), the only places the
+    # regex is tried; (): the regex searched over the text.
+    behind: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 
 from ..ir import Delimiter, Program, RegexDelimiter, WholeSearch
+from .branches import _behind_branch, _distribute
+from .fast_path import _items, _NoFastPath
 
 
 def _ascii(leads) -> str:
@@ -29,7 +31,8 @@ def whole_search_of(delim: RegexDelimiter) -> WholeSearch | None:
     elif delim.branches is not None and not delim.branches.behind:
         triggers, leads, first_lead, literal = tuple(delim.branches.triggers), tuple(delim.branches.leads), None, False
     else:
-        return WholeSearch(None, "", False, False, False)  # compiled.search over the text
+        # compiled.search over the text, tried only after the look-behinds' last characters where all start with one
+        return WholeSearch(None, "", (), False, False, _behind_only(delim))
     if any(not trigger for trigger in triggers):
         return None
     if not leads:
@@ -40,7 +43,22 @@ def whole_search_of(delim: RegexDelimiter) -> WholeSearch | None:
         one_start = True  # the run is all of the first lead: its start only
     else:
         return None  # Pattern._starts decides per run
-    return WholeSearch(triggers, _ascii(leads), bool(leads), literal, one_start)
+    return WholeSearch(triggers, _ascii(leads), leads, literal, one_start)
+
+
+def _behind_only(delim: RegexDelimiter) -> tuple[str, ...]:
+    """The last characters of the look-behinds every alternative of a
+    pattern read by its look-behinds (BranchHint.behind) starts with, or ()
+    when one does not start with one (compiler/passes/branches.py reads them)."""
+    if delim.branches is None or not delim.branches.behind or delim.ast is None:
+        return ()
+    chars: set[str] = set()
+    try:
+        for sequence in _distribute(_items(delim.ast.body)):
+            chars.update(_behind_branch(sequence).behind)  # raises unless it starts with such a look-behind
+    except _NoFastPath:
+        return ()
+    return tuple(sorted(chars))
 
 
 def _planned(delim: Delimiter | None) -> Delimiter | None:

@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -115,11 +116,10 @@ CONTENT_CLOSE = Pattern(
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).
-CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
-REASONING_CONTENT_CLOSE_LEAD = REASONING_CONTENT_CLOSE.leads.holds_char
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
-TOOL_CALLS_CLOSE_LEAD = TOOL_CALLS_CLOSE.leads.holds_char
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0 = "\t\n\x0b\x0c\r "
+IN_RUN_0 = Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -236,18 +236,11 @@ def parse_whole_text(text, prefix, tools):
                     at, size = t3, 18
                 if t4 >= 0 and (at < 0 or t4 < at):
                     at, size = t4, 14
-                if at < 0:
-                    d2 = -1
-                else:
-                    e2 = at + size
-                    r = at
-                    while r > pos:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
-                    d2 = r
+                e2 = at + size
+                r = at
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d2 = r
             if d0 >= 0:
                 start, end, index, match = d0, d0 + 18, 0, None
             if d1 >= 0 and (start < 0 or d1 < start or (d1 == start and 16 > end - start)):
@@ -270,16 +263,8 @@ def parse_whole_text(text, prefix, tools):
                         m3 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (
-                            (c in "\t\n\x0b\x0c\r ")
-                            if c < "\x80"
-                            else REASONING_CONTENT_CLOSE_LEAD(c)
-                        ):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     for r in range(r, at + 1):
                         m3 = REASONING_CONTENT_CLOSE_MATCH(buf, r)
                         if m3 is not None:
@@ -289,7 +274,7 @@ def parse_whole_text(text, prefix, tools):
                     s = at + 1
                 d3 = -1 if m3 is None else m3.start()
             if d3 >= 0:
-                start, end, index, match = d3, m3.end(), -1, m3
+                start, end, index, match = d3, m3.end(), -1, None
         elif state == 1:  # tool_calls: close tool_calls
             start = -1
             if d4 < pos and d4 != -1:
@@ -297,27 +282,22 @@ def parse_whole_text(text, prefix, tools):
                 while True:
                     if t7 < s and t7 != -1:
                         t7 = buf.find("<|END_ACTION|>", s)
-                    at = t7
-                    if at < 0:
+                    if t7 < 0:
                         m4 = None
                         break
-                    r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
-                    for r in range(r, at + 1):
+                    r = t7
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    for r in range(r, t7 + 1):
                         m4 = TOOL_CALLS_CLOSE_MATCH(buf, r)
                         if m4 is not None:
                             break
                     if m4 is not None:
                         break
-                    s = at + 1
+                    s = t7 + 1
                 d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
-                start, end, index, match = d4, m4.end(), -1, m4
+                start, end, index, match = d4, m4.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

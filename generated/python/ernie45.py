@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -110,13 +111,10 @@ CONTENT_CLOSE = Pattern(
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).
-REASONING_CONTENT_OPEN_LEAD = REASONING_CONTENT_OPEN.leads.holds_char
-TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
-CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
-REASONING_CONTENT_CLOSE_LEAD = REASONING_CONTENT_CLOSE.leads.holds_char
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
-TOOL_CALLS_CLOSE_LEAD = TOOL_CALLS_CLOSE.leads.holds_char
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0 = "\t\n\x0b\x0c\r "
+IN_RUN_0 = Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -208,39 +206,19 @@ def parse_whole_text(text, prefix, tools):
             if d0 < pos and d0 != -1:
                 if t0 < pos and t0 != -1:
                     t0 = buf.find("<think>", pos)
-                at, size = t0, 7
-                if at < 0:
-                    d0 = -1
-                else:
-                    e0 = at + size
-                    r = at
-                    while r > pos:
-                        c = buf[r - 1]
-                        if (
-                            (c in "\t\n\x0b\x0c\r ")
-                            if c < "\x80"
-                            else REASONING_CONTENT_OPEN_LEAD(c)
-                        ):
-                            r -= 1
-                        else:
-                            break
-                    d0 = r
+                e0 = t0 + 7
+                r = t0
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d0 = r
             if d1 < pos and d1 != -1:
                 if t1 < pos and t1 != -1:
                     t1 = buf.find("<tool_call>", pos)
-                at, size = t1, 11
-                if at < 0:
-                    d1 = -1
-                else:
-                    e1 = at + size
-                    r = at
-                    while r > pos:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
-                            r -= 1
-                        else:
-                            break
-                    d1 = r
+                e1 = t1 + 11
+                r = t1
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d1 = r
             if d2 < pos and d2 != -1:
                 if t2 < pos and t2 != -1:
                     t2 = buf.find("</response>", pos)
@@ -257,18 +235,11 @@ def parse_whole_text(text, prefix, tools):
                     at, size = t4, 19
                 if t5 >= 0 and (at < 0 or t5 < at):
                     at, size = t5, 10
-                if at < 0:
-                    d2 = -1
-                else:
-                    e2 = at + size
-                    r = at
-                    while r > pos:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
-                    d2 = r
+                e2 = at + size
+                r = at
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d2 = r
             if d0 >= 0:
                 start, end, index, match = d0, e0, 0, None
             if d1 >= 0 and (start < 0 or d1 < start or (d1 == start and e1 - d1 > end - start)):
@@ -291,16 +262,8 @@ def parse_whole_text(text, prefix, tools):
                         m3 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (
-                            (c in "\t\n\x0b\x0c\r ")
-                            if c < "\x80"
-                            else REASONING_CONTENT_CLOSE_LEAD(c)
-                        ):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     for r in range(r, at + 1):
                         m3 = REASONING_CONTENT_CLOSE_MATCH(buf, r)
                         if m3 is not None:
@@ -310,7 +273,7 @@ def parse_whole_text(text, prefix, tools):
                     s = at + 1
                 d3 = -1 if m3 is None else m3.start()
             if d3 >= 0:
-                start, end, index, match = d3, m3.end(), -1, m3
+                start, end, index, match = d3, m3.end(), -1, None
         elif state == 1:  # tool_calls: close tool_calls
             start = -1
             if d4 < pos and d4 != -1:
@@ -318,27 +281,22 @@ def parse_whole_text(text, prefix, tools):
                 while True:
                     if t8 < s and t8 != -1:
                         t8 = buf.find("</tool_call>", s)
-                    at = t8
-                    if at < 0:
+                    if t8 < 0:
                         m4 = None
                         break
-                    r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
-                    for r in range(r, at + 1):
+                    r = t8
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    for r in range(r, t8 + 1):
                         m4 = TOOL_CALLS_CLOSE_MATCH(buf, r)
                         if m4 is not None:
                             break
                     if m4 is not None:
                         break
-                    s = at + 1
+                    s = t8 + 1
                 d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
-                start, end, index, match = d4, m4.end(), -1, m4
+                start, end, index, match = d4, m4.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

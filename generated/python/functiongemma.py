@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -98,11 +99,10 @@ CONTENT_CLOSE = Pattern(
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).
-TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
-CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
-TOOL_CALLS_CLOSE_LEAD = TOOL_CALLS_CLOSE.leads.holds_char
+RUN_0 = "\t\n\x0b\x0c\r "
+IN_RUN_0 = Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -189,21 +189,16 @@ def parse_whole_text(text, prefix, tools):
                 while True:
                     if t0 < s and t0 != -1:
                         t0 = buf.find("<start_function_call>", s)
-                    at = t0
-                    if at < 0:
+                    if t0 < 0:
                         m0 = None
                         break
-                    r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    r = t0
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m0 = TOOL_CALLS_OPEN_MATCH(buf, r)
                     if m0 is not None:
                         break
-                    s = at + 1
+                    s = t0 + 1
                 d0 = -1 if m0 is None else m0.start()
             if d1 < pos and d1 != -1:
                 s = pos
@@ -223,12 +218,8 @@ def parse_whole_text(text, prefix, tools):
                         m1 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m1 = CONTENT_CLOSE_MATCH(buf, r)
                     if m1 is not None:
                         break
@@ -239,25 +230,17 @@ def parse_whole_text(text, prefix, tools):
             if d1 >= 0 and (
                 start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
             ):
-                start, end, index, match = d1, m1.end(), -1, m1
+                start, end, index, match = d1, m1.end(), -1, None
         elif state == 0:  # tool_calls: close tool_calls
             start = -1
             if d2 < pos and d2 != -1:
                 if t4 < pos and t4 != -1:
                     t4 = buf.find("<end_function_call>", pos)
-                at, size = t4, 19
-                if at < 0:
-                    d2 = -1
-                else:
-                    e2 = at + size
-                    r = at
-                    while r > pos:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
-                    d2 = r
+                e2 = t4 + 19
+                r = t4
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d2 = r
             if d2 >= 0:
                 start, end, index, match = d2, e2, -1, None
         if start < 0:

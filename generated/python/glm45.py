@@ -25,6 +25,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -124,13 +125,11 @@ CONTENT_CLOSE = Pattern(
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).
-REASONING_CONTENT_OPEN_LEAD = REASONING_CONTENT_OPEN.leads.holds_char
-TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
-CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
-REASONING_CONTENT_CLOSE_LEAD = REASONING_CONTENT_CLOSE.leads.holds_char
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
-TOOL_CALLS_CLOSE_SEARCH = TOOL_CALLS_CLOSE.compiled.search
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0 = "\t\n\x0b\x0c\r "
+IN_RUN_0 = Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -234,50 +233,33 @@ def parse_whole_text(text, prefix, tools):
         state, pos, pieces, captures, opened, buf = -1, 0, [], {}, False, text
     current = IMPLICIT if state < 0 else state
     # where each delimiter (d) and trigger string (t) was found (see below)
-    d0 = d1 = d2 = d3 = d4 = t0 = t1 = t2 = t3 = t4 = t5 = t6 = -2
+    d0 = d1 = d2 = d3 = d4 = t0 = t1 = t2 = t3 = t4 = t5 = t6 = t7 = -2
     while True:
         if state == -1:  # implicit region: open reasoning_content, open tool_calls, close content
             start = -1
             if d0 < pos and d0 != -1:
                 if t0 < pos and t0 != -1:
                     t0 = buf.find("<think>", pos)
-                at, size = t0, 7
-                if at < 0:
-                    d0 = -1
-                else:
-                    e0 = at + size
-                    r = at
-                    while r > pos:
-                        c = buf[r - 1]
-                        if (
-                            (c in "\t\n\x0b\x0c\r ")
-                            if c < "\x80"
-                            else REASONING_CONTENT_OPEN_LEAD(c)
-                        ):
-                            r -= 1
-                        else:
-                            break
-                    d0 = r
+                e0 = t0 + 7
+                r = t0
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d0 = r
             if d1 < pos and d1 != -1:
                 s = pos
                 while True:
                     if t1 < s and t1 != -1:
                         t1 = buf.find("<tool_call>", s)
-                    at = t1
-                    if at < 0:
+                    if t1 < 0:
                         m1 = None
                         break
-                    r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    r = t1
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m1 = TOOL_CALLS_OPEN_MATCH(buf, r)
                     if m1 is not None:
                         break
-                    s = at + 1
+                    s = t1 + 1
                 d1 = -1 if m1 is None else m1.start()
             if d2 < pos and d2 != -1:
                 if t2 < pos and t2 != -1:
@@ -291,18 +273,11 @@ def parse_whole_text(text, prefix, tools):
                     at, size = t3, 15
                 if t4 >= 0 and (at < 0 or t4 < at):
                     at, size = t4, 8
-                if at < 0:
-                    d2 = -1
-                else:
-                    e2 = at + size
-                    r = at
-                    while r > pos:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
-                    d2 = r
+                e2 = at + size
+                r = at
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d2 = r
             if d0 >= 0:
                 start, end, index, match = d0, e0, 0, None
             if d1 >= 0 and (
@@ -327,16 +302,8 @@ def parse_whole_text(text, prefix, tools):
                         m3 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (
-                            (c in "\t\n\x0b\x0c\r ")
-                            if c < "\x80"
-                            else REASONING_CONTENT_CLOSE_LEAD(c)
-                        ):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     for r in range(r, at + 1):
                         m3 = REASONING_CONTENT_CLOSE_MATCH(buf, r)
                         if m3 is not None:
@@ -346,14 +313,24 @@ def parse_whole_text(text, prefix, tools):
                     s = at + 1
                 d3 = -1 if m3 is None else m3.start()
             if d3 >= 0:
-                start, end, index, match = d3, m3.end(), -1, m3
+                start, end, index, match = d3, m3.end(), -1, None
         elif state == 1:  # tool_calls: close tool_calls
             start = -1
             if d4 < pos and d4 != -1:
-                m4 = TOOL_CALLS_CLOSE_SEARCH(buf, pos)
+                s = pos - 1 if pos else 0
+                while True:
+                    if t7 < s and t7 != -1:
+                        t7 = buf.find(">", s)
+                    if t7 < 0:
+                        m4 = None
+                        break
+                    m4 = TOOL_CALLS_CLOSE_MATCH(buf, t7 + 1)
+                    if m4 is not None:
+                        break
+                    s = t7 + 1
                 d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
-                start, end, index, match = d4, m4.end(), -1, m4
+                start, end, index, match = d4, m4.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -118,15 +119,13 @@ CONTENT_OPEN = Pattern(
 CONTENT_CLOSE = Literals(["<|return|>", "<|end|>"], grows_at_edge=False)
 
 # The regex entry points of the whole-text search (parse_whole_text).
-CONTENT_OPEN_LEAD = CONTENT_OPEN.leads.holds_char
 CONTENT_OPEN_MATCH = CONTENT_OPEN.compiled.match
-REASONING_CONTENT_OPEN_LEAD = REASONING_CONTENT_OPEN.leads.holds_char
 REASONING_CONTENT_OPEN_MATCH = REASONING_CONTENT_OPEN.compiled.match
-TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
-REASONING_CONTENT_CLOSE_LEAD = REASONING_CONTENT_CLOSE.leads.holds_char
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0 = "\t\n\x0b\x0c\r "
+IN_RUN_0 = Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -239,12 +238,8 @@ def parse_whole_text(text, prefix, tools):
                         m0 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_OPEN_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     for r in range(r, at + 1):
                         m0 = CONTENT_OPEN_MATCH(buf, r)
                         if m0 is not None:
@@ -267,16 +262,8 @@ def parse_whole_text(text, prefix, tools):
                         m1 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (
-                            (c in "\t\n\x0b\x0c\r ")
-                            if c < "\x80"
-                            else REASONING_CONTENT_OPEN_LEAD(c)
-                        ):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m1 = REASONING_CONTENT_OPEN_MATCH(buf, r)
                     if m1 is not None:
                         break
@@ -300,23 +287,19 @@ def parse_whole_text(text, prefix, tools):
                         m2 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m2 = TOOL_CALLS_OPEN_MATCH(buf, r)
                     if m2 is not None:
                         break
                     s = at + 1
                 d2 = -1 if m2 is None else m2.start()
             if d0 >= 0:
-                start, end, index, match = d0, m0.end(), 2, m0
+                start, end, index, match = d0, m0.end(), 2, None
             if d1 >= 0 and (
                 start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
             ):
-                start, end, index, match = d1, m1.end(), 0, m1
+                start, end, index, match = d1, m1.end(), 0, None
             if d2 >= 0 and (
                 start < 0 or d2 < start or (d2 == start and m2.end() - d2 > end - start)
             ):
@@ -337,16 +320,8 @@ def parse_whole_text(text, prefix, tools):
                         m3 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (
-                            (c in "\t\n\x0b\x0c\r ")
-                            if c < "\x80"
-                            else REASONING_CONTENT_CLOSE_LEAD(c)
-                        ):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     for r in range(r, at + 1):
                         m3 = REASONING_CONTENT_CLOSE_MATCH(buf, r)
                         if m3 is not None:
@@ -356,7 +331,7 @@ def parse_whole_text(text, prefix, tools):
                     s = at + 1
                 d3 = -1 if m3 is None else m3.start()
             if d3 >= 0:
-                start, end, index, match = d3, m3.end(), -1, m3
+                start, end, index, match = d3, m3.end(), -1, None
         elif state == 1:  # tool_calls: close tool_calls
             start = -1
             if d4 < pos and d4 != -1:
@@ -364,18 +339,17 @@ def parse_whole_text(text, prefix, tools):
                 while True:
                     if t9 < s and t9 != -1:
                         t9 = buf.find("<|call|>", s)
-                    at = t9
-                    if at < 0:
+                    if t9 < 0:
                         m4 = None
                         break
-                    r = at
+                    r = t9
                     m4 = TOOL_CALLS_CLOSE_MATCH(buf, r)
                     if m4 is not None:
                         break
-                    s = at + 1
+                    s = t9 + 1
                 d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
-                start, end, index, match = d4, m4.end(), -1, m4
+                start, end, index, match = d4, m4.end(), -1, None
         elif state == 2:  # content: close content
             start = -1
             if d5 < pos and d5 != -1:

@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -90,11 +91,10 @@ CONTENT_CLOSE = Pattern(
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).
-TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
-CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
-TOOL_CALLS_CLOSE_LEAD = TOOL_CALLS_CLOSE.leads.holds_char
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0 = "\t\n\x0b\x0c\r "
+IN_RUN_0 = Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -184,46 +184,33 @@ def parse_whole_text(text, prefix, tools):
             if d0 < pos and d0 != -1:
                 if t0 < pos and t0 != -1:
                     t0 = buf.find("<tool_call>", pos)
-                at, size = t0, 11
-                if at < 0:
-                    d0 = -1
-                else:
-                    e0 = at + size
-                    r = at
-                    while r > pos:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
-                            r -= 1
-                        else:
-                            break
-                    d0 = r
+                e0 = t0 + 11
+                r = t0
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d0 = r
             if d1 < pos and d1 != -1:
                 s = pos
                 while True:
                     if t1 < s and t1 != -1:
                         t1 = buf.find("<|end_of_text|>", s)
-                    at = t1
-                    if at < 0:
+                    if t1 < 0:
                         m1 = None
                         break
-                    r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    r = t1
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m1 = CONTENT_CLOSE_MATCH(buf, r)
                     if m1 is not None:
                         break
-                    s = at + 1
+                    s = t1 + 1
                 d1 = -1 if m1 is None else m1.start()
             if d0 >= 0:
                 start, end, index, match = d0, e0, 0, None
             if d1 >= 0 and (
                 start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
             ):
-                start, end, index, match = d1, m1.end(), -1, m1
+                start, end, index, match = d1, m1.end(), -1, None
         elif state == 0:  # tool_calls: close tool_calls
             start = -1
             if d2 < pos and d2 != -1:
@@ -231,27 +218,22 @@ def parse_whole_text(text, prefix, tools):
                 while True:
                     if t2 < s and t2 != -1:
                         t2 = buf.find("</tool_call>", s)
-                    at = t2
-                    if at < 0:
+                    if t2 < 0:
                         m2 = None
                         break
-                    r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
-                    for r in range(r, at + 1):
+                    r = t2
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    for r in range(r, t2 + 1):
                         m2 = TOOL_CALLS_CLOSE_MATCH(buf, r)
                         if m2 is not None:
                             break
                     if m2 is not None:
                         break
-                    s = at + 1
+                    s = t2 + 1
                 d2 = -1 if m2 is None else m2.start()
             if d2 >= 0:
-                start, end, index, match = d2, m2.end(), -1, m2
+                start, end, index, match = d2, m2.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -113,14 +114,12 @@ CONTENT_CLOSE = Pattern(
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).
-TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
-CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
-REASONING_CONTENT_CLOSE_LEAD = REASONING_CONTENT_CLOSE.leads.holds_char
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
-TOOL_CALLS_CLOSE_LEAD = TOOL_CALLS_CLOSE.leads.holds_char
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0 = "\t\n\x0b\x0c\r "
+IN_RUN_0 = Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -225,12 +224,8 @@ def parse_whole_text(text, prefix, tools):
                         m1 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m1 = TOOL_CALLS_OPEN_MATCH(buf, r)
                     if m1 is not None:
                         break
@@ -250,12 +245,8 @@ def parse_whole_text(text, prefix, tools):
                         m2 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m2 = CONTENT_CLOSE_MATCH(buf, r)
                     if m2 is not None:
                         break
@@ -270,7 +261,7 @@ def parse_whole_text(text, prefix, tools):
             if d2 >= 0 and (
                 start < 0 or d2 < start or (d2 == start and m2.end() - d2 > end - start)
             ):
-                start, end, index, match = d2, m2.end(), -1, m2
+                start, end, index, match = d2, m2.end(), -1, None
         elif state == 0:  # reasoning_content: close reasoning_content
             start = -1
             if d3 < pos and d3 != -1:
@@ -291,16 +282,8 @@ def parse_whole_text(text, prefix, tools):
                         m3 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (
-                            (c in "\t\n\x0b\x0c\r ")
-                            if c < "\x80"
-                            else REASONING_CONTENT_CLOSE_LEAD(c)
-                        ):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     for r in range(r, at + 1):
                         m3 = REASONING_CONTENT_CLOSE_MATCH(buf, r)
                         if m3 is not None:
@@ -310,7 +293,7 @@ def parse_whole_text(text, prefix, tools):
                     s = at + 1
                 d3 = -1 if m3 is None else m3.start()
             if d3 >= 0:
-                start, end, index, match = d3, m3.end(), -1, m3
+                start, end, index, match = d3, m3.end(), -1, None
         elif state == 1:  # tool_calls: close tool_calls
             start = -1
             if d4 < pos and d4 != -1:
@@ -318,24 +301,19 @@ def parse_whole_text(text, prefix, tools):
                 while True:
                     if t7 < s and t7 != -1:
                         t7 = buf.find("<|tool_call_end|>", s)
-                    at = t7
-                    if at < 0:
+                    if t7 < 0:
                         m4 = None
                         break
-                    r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    r = t7
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m4 = TOOL_CALLS_CLOSE_MATCH(buf, r)
                     if m4 is not None:
                         break
-                    s = at + 1
+                    s = t7 + 1
                 d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
-                start, end, index, match = d4, m4.end(), -1, m4
+                start, end, index, match = d4, m4.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -104,12 +105,18 @@ CONTENT_CLOSE = Pattern(
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).
-TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
-CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
-TOOL_CALLS_CLOSE_LEAD = TOOL_CALLS_CLOSE.leads.holds_char
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0 = "\t\n\x0b\x0c\r "
+RUN_1 = "\t\n\x0b\x0c\r "
+IN_RUN_0 = Leads((LEAD_0,)).holds_char
+IN_RUN_1 = Leads(
+    (
+        LEAD_0,
+        LEAD_1,
+    )
+).holds_char
 
 FIELDS = (
     Field(
@@ -215,42 +222,32 @@ def parse_whole_text(text, prefix, tools):
                 while True:
                     if t0 < s and t0 != -1:
                         t0 = buf.find("[TOOL_CALLS]", s)
-                    at = t0
-                    if at < 0:
+                    if t0 < 0:
                         m1 = None
                         break
-                    r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    r = t0
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m1 = TOOL_CALLS_OPEN_MATCH(buf, r)
                     if m1 is not None:
                         break
-                    s = at + 1
+                    s = t0 + 1
                 d1 = -1 if m1 is None else m1.start()
             if d2 < pos and d2 != -1:
                 s = pos
                 while True:
                     if t1 < s and t1 != -1:
                         t1 = buf.find("</s>", s)
-                    at = t1
-                    if at < 0:
+                    if t1 < 0:
                         m2 = None
                         break
-                    r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    r = t1
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m2 = CONTENT_CLOSE_MATCH(buf, r)
                     if m2 is not None:
                         break
-                    s = at + 1
+                    s = t1 + 1
                 d2 = -1 if m2 is None else m2.start()
             if d0 >= 0:
                 start, end, index, match = d0, d0 + 7, 0, None
@@ -261,7 +258,7 @@ def parse_whole_text(text, prefix, tools):
             if d2 >= 0 and (
                 start < 0 or d2 < start or (d2 == start and m2.end() - d2 > end - start)
             ):
-                start, end, index, match = d2, m2.end(), -1, m2
+                start, end, index, match = d2, m2.end(), -1, None
         elif state == 0:  # reasoning_content: close reasoning_content
             start = -1
             if d3 < pos and d3 != -1:
@@ -288,12 +285,8 @@ def parse_whole_text(text, prefix, tools):
                         m4 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_1 or c >= "\x80" and IN_RUN_1(c)):
+                        r -= 1
                     for r in range(r, at + 1):
                         m4 = TOOL_CALLS_CLOSE_MATCH(buf, r)
                         if m4 is not None:
@@ -303,7 +296,7 @@ def parse_whole_text(text, prefix, tools):
                     s = at + 1
                 d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
-                start, end, index, match = d4, m4.end(), -1, m4
+                start, end, index, match = d4, m4.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

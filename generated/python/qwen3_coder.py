@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -106,11 +107,11 @@ CONTENT_CLOSE = Pattern(
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).
-TOOL_CALLS_OPEN_LEAD = TOOL_CALLS_OPEN.leads.holds_char
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
-CONTENT_CLOSE_LEAD = CONTENT_CLOSE.leads.holds_char
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
-TOOL_CALLS_CLOSE_SEARCH = TOOL_CALLS_CLOSE.compiled.search
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0 = "\t\n\x0b\x0c\r "
+IN_RUN_0 = Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -205,7 +206,7 @@ def parse_whole_text(text, prefix, tools):
         state, pos, pieces, captures, opened, buf = -1, 0, [], {}, False, text
     current = IMPLICIT if state < 0 else state
     # where each delimiter (d) and trigger string (t) was found (see below)
-    d0 = d1 = d2 = t0 = t1 = t2 = t3 = -2
+    d0 = d1 = d2 = t0 = t1 = t2 = t3 = t4 = -2
     while True:
         if state == -1:  # implicit region: open tool_calls, close content
             start = -1
@@ -223,12 +224,8 @@ def parse_whole_text(text, prefix, tools):
                         m0 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else TOOL_CALLS_OPEN_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m0 = TOOL_CALLS_OPEN_MATCH(buf, r)
                     if m0 is not None:
                         break
@@ -248,12 +245,8 @@ def parse_whole_text(text, prefix, tools):
                         m1 = None
                         break
                     r = at
-                    while r > s:
-                        c = buf[r - 1]
-                        if (c in "\t\n\x0b\x0c\r ") if c < "\x80" else CONTENT_CLOSE_LEAD(c):
-                            r -= 1
-                        else:
-                            break
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
                     m1 = CONTENT_CLOSE_MATCH(buf, r)
                     if m1 is not None:
                         break
@@ -264,14 +257,24 @@ def parse_whole_text(text, prefix, tools):
             if d1 >= 0 and (
                 start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
             ):
-                start, end, index, match = d1, m1.end(), -1, m1
+                start, end, index, match = d1, m1.end(), -1, None
         elif state == 0:  # tool_calls: close tool_calls
             start = -1
             if d2 < pos and d2 != -1:
-                m2 = TOOL_CALLS_CLOSE_SEARCH(buf, pos)
+                s = pos - 1 if pos else 0
+                while True:
+                    if t4 < s and t4 != -1:
+                        t4 = buf.find(">", s)
+                    if t4 < 0:
+                        m2 = None
+                        break
+                    m2 = TOOL_CALLS_CLOSE_MATCH(buf, t4 + 1)
+                    if m2 is not None:
+                        break
+                    s = t4 + 1
                 d2 = -1 if m2 is None else m2.start()
             if d2 >= 0:
-                start, end, index, match = d2, m2.end(), -1, m2
+                start, end, index, match = d2, m2.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

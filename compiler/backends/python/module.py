@@ -152,82 +152,94 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
     return f"Pattern({', '.join(args)})"
 
 
-def _lead_run(var: str, whole, floor: str, indent: str) -> list[str]:
+def _lead_run(whole, at: str, floor: str, indent: str, entry: dict) -> list[str]:
     """`r`: the start of the run of lead characters ending at `at`, not
-    before `floor`, as Leads.run_start finds it (ASCII characters against
-    the classes' ASCII members, others by the Pattern's Leads)."""
-    if not whole.has_leads:
-        return [f"{indent}r = at"]
-    return [
-        f"{indent}r = at",
-        f"{indent}while r > {floor}:",
-        f"{indent}    c = buf[r - 1]",
-        f"{indent}    if (c in {python_literal(whole.lead_ascii)}) if c < \"\\x80\" else {var}_LEAD(c):",
-        f"{indent}        r -= 1",
-        f"{indent}    else:",
-        f"{indent}        break",
-    ]
+    before `floor`, as Leads.run_start finds it: ASCII characters against
+    the classes' ASCII members (`RUN_<n>`), others by Leads.holds_char
+    (`IN_RUN_<n>`), one pair per set of lead classes."""
+    if not whole.leads:
+        return [f"{indent}r = {at}"]
+    runs = entry.setdefault("runs", {})
+    number = runs.setdefault(whole.leads, (len(runs), whole.lead_ascii))[0]
+    test = f"(c := buf[r - 1]) in RUN_{number} or c >= \"\\x80\" and IN_RUN_{number}(c)"
+    return [f"{indent}r = {at}", f"{indent}while r > {floor} and ({test}):", f"{indent}    r -= 1"]
 
 
-def _trigger_find(var: str, whole, start: str, indent: str, tslots: dict) -> list[str]:
-    """The leftmost trigger string at or after `start` into `at` (and its
-    length into `size` where the caller needs it): each string's next
-    occurrence is remembered (`t<slot>`, -2 before the first search, -1 for
-    nowhere) while it lies at or after the search's start."""
+def _trigger_find(var: str, triggers, literal: bool, start: str, indent: str, tslots: dict):
+    """The leftmost trigger string at or after `start`: (lines, its position,
+    its length, which a literal match needs). Each string's next occurrence
+    is remembered (`t<slot>`, -2 before the first search, -1 for nowhere)
+    while it lies at or after the search's start; with several strings the
+    leftmost goes to `at` (and its length to `size`)."""
     lines = []
     names = []
-    for trigger in whole.triggers:
+    for trigger in triggers:
         slot = f"t{tslots.setdefault((var, trigger), len(tslots))}"
         names.append((slot, len(trigger)))
         lines.append(f"{indent}if {slot} < {start} and {slot} != -1:")
         lines.append(f"{indent}    {slot} = buf.find({python_literal(trigger)}, {start})")
-    if not names:
-        lines.append(f"{indent}at = -1")
-        return lines
+    if len(names) < 2:
+        return (lines, names[0][0], str(names[0][1])) if names else (lines, "-1", "0")
     first, size = names[0]
-    lines.append(f"{indent}at, size = {first}, {size}" if whole.literal else f"{indent}at = {first}")
+    lines.append(f"{indent}at, size = {first}, {size}" if literal else f"{indent}at = {first}")
     for slot, size in names[1:]:  # at one position the first listed wins
         lines.append(f"{indent}if {slot} >= 0 and (at < 0 or {slot} < at):")
-        lines.append(f"{indent}    at, size = {slot}, {size}" if whole.literal else f"{indent}    at = {slot}")
-    return lines
+        lines.append(f"{indent}    at, size = {slot}, {size}" if literal else f"{indent}    at = {slot}")
+    return lines, "at", "size"
 
 
 def _pattern_search(var: str, whole, slot: int, tslots: dict, entry: dict) -> list[str]:
     """Pattern.search(buf, pos, False) for the whole-text parse, inline
     (RegexDelimiter.whole): `d<slot>` its start or -1, and its match in
     `m<slot>` (or, for a literal match, its end in `e<slot>`)."""
-    if whole.triggers is None:
+    if whole.triggers is None and not whole.behind:
         entry[f"{var}_SEARCH"] = f"{var}.compiled.search"
         return [f"    m{slot} = {var}_SEARCH(buf, pos)", f"    d{slot} = -1 if m{slot} is None else m{slot}.start()"]
-    if whole.has_leads:
-        entry[f"{var}_LEAD"] = f"{var}.leads.holds_char"
     if whole.literal:
-        lines = _trigger_find(var, whole, "pos", "    ", tslots)
-        lines.append("    if at < 0:")
-        lines.append(f"        d{slot} = -1")
-        lines.append("    else:")
-        lines.append(f"        e{slot} = at + size")
-        lines += _lead_run(var, whole, "pos", "        ")
-        lines.append(f"        d{slot} = r")
+        # found nowhere: the trigger's position is -1, and so is the run's start
+        lines, at, size = _trigger_find(var, whole.triggers, True, "pos", "    ", tslots)
+        lines.append(f"    e{slot} = {at} + {size}")
+        lines += _lead_run(whole, at, "pos", "    ", entry)
+        lines.append(f"    d{slot} = r")
         return lines
     entry[f"{var}_MATCH"] = f"{var}.compiled.match"
-    lines = ["    s = pos", "    while True:"]
-    lines += _trigger_find(var, whole, "s", "        ", tslots)
-    lines += ["        if at < 0:", f"            m{slot} = None", "            break"]
-    lines += _lead_run(var, whole, "s", "        ")
-    if whole.one_start:
+    behind = whole.triggers is None
+    # with `behind`, every match starts right after one of the look-behinds' last characters
+    lines = ["    s = pos - 1 if pos else 0" if behind else "    s = pos", "    while True:"]
+    found, at, _ = _trigger_find(var, whole.behind if behind else whole.triggers, False, "s", "        ", tslots)
+    lines += found
+    lines += [f"        if {at} < 0:", f"            m{slot} = None", "            break"]
+    if behind:
+        lines += [f"        m{slot} = {var}_MATCH(buf, {at} + 1)", f"        if m{slot} is not None:", "            break"]
+    elif whole.one_start:
+        lines += _lead_run(whole, at, "s", "        ", entry)
         lines += [f"        m{slot} = {var}_MATCH(buf, r)", f"        if m{slot} is not None:", "            break"]
     else:
+        lines += _lead_run(whole, at, "s", "        ", entry)
         lines += [
-            "        for r in range(r, at + 1):",
+            f"        for r in range(r, {at} + 1):",
             f"            m{slot} = {var}_MATCH(buf, r)",
             f"            if m{slot} is not None:",
             "                break",
             f"        if m{slot} is not None:",
             "            break",
         ]
-    lines += ["        s = at + 1", f"    d{slot} = -1 if m{slot} is None else m{slot}.start()"]
+    lines += [f"        s = {at} + 1", f"    d{slot} = -1 if m{slot} is None else m{slot}.start()"]
     return lines
+
+
+def entry_code(entry: dict, leads: dict) -> list[tuple[str, str]]:
+    """The module-level names the whole-text search reads (name, code): the
+    patterns' regex entry points, and per set of lead classes its ASCII
+    members and the Leads that answers for other characters."""
+    runs = entry.get("runs", {})
+    out = [(var, code) for var, code in entry.items() if var != "runs"]
+    out += [(f"RUN_{number}", python_literal(ascii)) for number, ascii in runs.values()]
+    out += [
+        (f"IN_RUN_{number}", f"Leads(({_lead_tuple(lead_set, leads)[1:-1]})).holds_char")
+        for lead_set, (number, _) in runs.items()
+    ]
+    return out
 
 
 def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict, tslots: dict, entry: dict) -> dict:
@@ -261,10 +273,12 @@ def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict, tslot
                 searches.append(f"    d{slot} = -1 if m{slot} is None else m{slot}.start()")
             else:
                 searches += _pattern_search(var, delim.whole, slot, tslots, entry)
+            # an open's captures are its named groups (a close's are not read)
+            match = f"m{slot}" if watch.kind == OPEN and delim.group_names else "None"
             if delim.whole is not None and delim.whole.literal:
                 candidates = [(f"d{slot}", f"e{slot}", f"e{slot} - d{slot}", "None")]
             else:
-                candidates = [(f"d{slot}", f"m{slot}.end()", f"m{slot}.end() - d{slot}", f"m{slot}")]
+                candidates = [(f"d{slot}", f"m{slot}.end()", f"m{slot}.end() - d{slot}", match)]
         for at, end, size, match in candidates:
             test = (
                 f"{at} >= 0"
@@ -389,6 +403,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
     imports += ["FastPath"] if any(state["fast"] for state in states) else []
     imports += ["ContextCut"] if cut else []
     imports += ["Lead"] if leads else []
+    imports += ["Leads"] if entry.get("runs") else []
     source = _env.get_template("module.py.j2").render(
         version=__version__,
         origin=program.origin,
@@ -411,7 +426,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
         states=states,
         scans=scans,
         slots=[f"d{slot}" for slot in sorted(slots.values())] + [f"t{slot}" for slot in sorted(tslots.values())],
-        entry=[{"var": var, "code": code} for var, code in entry.items()],
+        entry=[{"var": var, "code": code} for var, code in entry_code(entry, leads)],
         anchor=python_literal(program.start_anchor.literals[0]) if program.anchor_from_end else None,
         anchor_size=len(program.start_anchor.literals[0]) if program.anchor_from_end else 0,
         required=[field.name for field in program.fields if not field.optional],

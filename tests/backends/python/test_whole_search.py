@@ -22,7 +22,7 @@ from compiler.backends.python import module as backend
 from compiler.frontend import source as sources
 from compiler.ir import RegexDelimiter
 from compiler.pipeline import module_from_code, to_program
-from runtime.core import Lead, Pattern, Settled  # noqa: F401 - the rendered delimiters' names
+from runtime.core import Lead, Leads, Pattern, Settled  # noqa: F401 - the rendered delimiters' names
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "templates_src" / "samples"
@@ -62,11 +62,11 @@ def _searcher(delim, leads):
         f"        out.append(None if d0 < 0 else {found})",
         "    return out",
     ]
-    namespace = {name: globals()[name] for name in ("Lead", "Pattern", "Settled")}
+    namespace = {name: globals()[name] for name in ("Lead", "Leads", "Pattern", "Settled")}
     for lead, lead_var in leads.items():
         namespace[lead_var] = eval(f"Lead({lead.source!r}, {lead.ascii!r})", namespace)  # noqa: S307
     namespace[var] = eval(backend._delimiter_code(delim, leads), namespace)  # noqa: S307
-    for name, value in entry.items():
+    for name, value in backend.entry_code(entry, leads):
         namespace[name] = eval(value, namespace)  # noqa: S307
     exec("\n".join(code), namespace)  # noqa: S102
     return namespace["run"], namespace[var]
@@ -83,7 +83,7 @@ def _leads(delim):
 
 def _texts(name, delim, rng):
     outputs = [s["output"] for s in json.loads((SAMPLES / f"{name}.json").read_text(encoding="utf-8"))["samples"]]
-    triggers = list((delim.whole.triggers or ()))
+    triggers = list(delim.whole.triggers or ()) + list(delim.whole.behind)
     pieces = triggers + [t[: rng.randrange(1, len(t) + 1)] for t in triggers if t] + EXTRA
     texts = list(outputs)
     for _ in range(60):
