@@ -118,8 +118,7 @@ CONTENT_CLOSE = Pattern(
 # The regex entry points of the whole-text search (parse_whole_text).
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -236,8 +235,7 @@ def parse_whole_text(text, prefix, tools):
                     at, size = t3, 18
                 if t4 >= 0 and (at < 0 or t4 < at):
                     at, size = t4, 14
-                e2 = at + size
-                r = at
+                r, e2 = at, at + size
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d2 = r

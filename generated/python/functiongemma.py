@@ -101,8 +101,7 @@ CONTENT_CLOSE = Pattern(
 # The regex entry points of the whole-text search (parse_whole_text).
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -236,8 +235,7 @@ def parse_whole_text(text, prefix, tools):
             if d2 < pos and d2 != -1:
                 if t4 < pos and t4 != -1:
                     t4 = buf.find("<end_function_call>", pos)
-                e2 = t4 + 19
-                r = t4
+                r, e2 = t4, t4 + 19
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d2 = r

@@ -120,8 +120,7 @@ REASONING_CONTENT_OPEN_MATCH = REASONING_CONTENT_OPEN.compiled.match
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -267,8 +266,7 @@ def parse_whole_text(text, prefix, tools):
                     at, size = t5, 7
                 if t6 >= 0 and (at < 0 or t6 < at):
                     at, size = t6, 16
-                e2 = at + size
-                r = at
+                r, e2 = at, at + size
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d2 = r

@@ -135,15 +135,16 @@ REASONING_CONTENT_OPEN_MATCH = REASONING_CONTENT_OPEN.compiled.match
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-RUN_1 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
-IN_RUN_1 = Leads(
-    (
-        LEAD_0,
-        LEAD_1,
-    )
-).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
+RUN_1, IN_RUN_1 = (
+    "\t\n\x0b\x0c\r ",
+    Leads(
+        (
+            LEAD_0,
+            LEAD_1,
+        )
+    ).holds_char,
+)
 
 FIELDS = (
     Field(
@@ -304,8 +305,7 @@ def parse_whole_text(text, prefix, tools):
                     at, size = t6, 10
                 if t7 >= 0 and (at < 0 or t7 < at):
                     at, size = t7, 15
-                e2 = at + size
-                r = at
+                r, e2 = at, at + size
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d2 = r

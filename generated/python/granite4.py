@@ -93,8 +93,7 @@ CONTENT_CLOSE = Pattern(
 # The regex entry points of the whole-text search (parse_whole_text).
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -184,8 +183,7 @@ def parse_whole_text(text, prefix, tools):
             if d0 < pos and d0 != -1:
                 if t0 < pos and t0 != -1:
                     t0 = buf.find("<tool_call>", pos)
-                e0 = t0 + 11
-                r = t0
+                r, e0 = t0, t0 + 11
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d0 = r

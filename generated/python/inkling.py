@@ -138,8 +138,7 @@ REASONING_CONTENT_OPEN_MATCH = REASONING_CONTENT_OPEN.compiled.match
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -390,8 +389,7 @@ def parse_whole_text(text, prefix, tools):
                 at, size = t12, 30
                 if t13 >= 0 and (at < 0 or t13 < at):
                     at, size = t13, 15
-                e5 = at + size
-                r = at
+                r, e5 = at, at + size
                 d5 = r
             if d5 >= 0:
                 start, end, index, match = d5, e5, -1, None

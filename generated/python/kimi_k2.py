@@ -118,8 +118,7 @@ TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(

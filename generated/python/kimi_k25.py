@@ -121,8 +121,7 @@ CONTENT_CLOSE = Pattern(
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -214,8 +213,7 @@ def parse_whole_text(text, prefix, tools):
             if d0 < pos and d0 != -1:
                 if t0 < pos and t0 != -1:
                     t0 = buf.find("<think>", pos)
-                e0 = t0 + 7
-                r = t0
+                r, e0 = t0, t0 + 7
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d0 = r
@@ -308,8 +306,7 @@ def parse_whole_text(text, prefix, tools):
             if d4 < pos and d4 != -1:
                 if t8 < pos and t8 != -1:
                     t8 = buf.find("<|tool_call_end|>", pos)
-                e4 = t8 + 17
-                r = t8
+                r, e4 = t8, t8 + 17
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d4 = r

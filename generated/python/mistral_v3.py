@@ -102,15 +102,16 @@ CONTENT_CLOSE = Pattern(
 # The regex entry points of the whole-text search (parse_whole_text).
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-RUN_1 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
-IN_RUN_1 = Leads(
-    (
-        LEAD_0,
-        LEAD_1,
-    )
-).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
+RUN_1, IN_RUN_1 = (
+    "\t\n\x0b\x0c\r ",
+    Leads(
+        (
+            LEAD_0,
+            LEAD_1,
+        )
+    ).holds_char,
+)
 
 FIELDS = (
     Field(
@@ -203,8 +204,7 @@ def parse_whole_text(text, prefix, tools):
             if d0 < pos and d0 != -1:
                 if t0 < pos and t0 != -1:
                     t0 = buf.find("[TOOL_CALLS]", pos)
-                e0 = t0 + 12
-                r = t0
+                r, e0 = t0, t0 + 12
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d0 = r

@@ -126,8 +126,7 @@ TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -227,8 +226,7 @@ def parse_whole_text(text, prefix, tools):
             if d0 < pos and d0 != -1:
                 if t0 < pos and t0 != -1:
                     t0 = buf.find("<think>", pos)
-                e0 = t0 + 7
-                r = t0
+                r, e0 = t0, t0 + 7
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d0 = r

@@ -129,8 +129,7 @@ CONTENT_CLOSE = Pattern(
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -264,8 +263,7 @@ def parse_whole_text(text, prefix, tools):
                 at, size = t1, 13
                 if t2 >= 0 and (at < 0 or t2 < at):
                     at, size = t2, 10
-                e2 = at + size
-                r = at
+                r, e2 = at, at + size
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d2 = r

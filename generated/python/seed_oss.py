@@ -128,8 +128,7 @@ CONTENT_CLOSE = Pattern(
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -258,8 +257,7 @@ def parse_whole_text(text, prefix, tools):
             if d2 < pos and d2 != -1:
                 if t1 < pos and t1 != -1:
                     t1 = buf.find("<seed:eos>", pos)
-                e2 = t1 + 10
-                r = t1
+                r, e2 = t1, t1 + 10
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d2 = r

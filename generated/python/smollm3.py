@@ -108,8 +108,7 @@ CONTENT_CLOSE = Pattern(
 # The regex entry points of the whole-text search (parse_whole_text).
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
-RUN_0 = "\t\n\x0b\x0c\r "
-IN_RUN_0 = Leads((LEAD_0,)).holds_char
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -206,8 +205,7 @@ def parse_whole_text(text, prefix, tools):
             if d1 < pos and d1 != -1:
                 if t0 < pos and t0 != -1:
                     t0 = buf.find("<tool_call>", pos)
-                e1 = t0 + 11
-                r = t0
+                r, e1 = t0, t0 + 11
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d1 = r
@@ -219,8 +217,7 @@ def parse_whole_text(text, prefix, tools):
                 at, size = t1, 15
                 if t2 >= 0 and (at < 0 or t2 < at):
                     at, size = t2, 10
-                e2 = at + size
-                r = at
+                r, e2 = at, at + size
                 while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
                     r -= 1
                 d2 = r

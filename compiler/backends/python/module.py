@@ -152,17 +152,18 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
     return f"Pattern({', '.join(args)})"
 
 
-def _lead_run(whole, at: str, floor: str, indent: str, entry: dict) -> list[str]:
+def _lead_run(whole, at: str, floor: str, indent: str, entry: dict, end: str = "") -> list[str]:
     """`r`: the start of the run of lead characters ending at `at`, not
     before `floor`, as Leads.run_start finds it: ASCII characters against
     the classes' ASCII members (`RUN_<n>`), others by Leads.holds_char
     (`IN_RUN_<n>`), one pair per set of lead classes."""
+    first = f"{indent}r{end[0]} = {at}{end[1]}" if end else f"{indent}r = {at}"  # and a literal match's end
     if not whole.leads:
-        return [f"{indent}r = {at}"]
+        return [first]
     runs = entry.setdefault("runs", {})
     number = runs.setdefault(whole.leads, (len(runs), whole.lead_ascii))[0]
     test = f"(c := buf[r - 1]) in RUN_{number} or c >= \"\\x80\" and IN_RUN_{number}(c)"
-    return [f"{indent}r = {at}", f"{indent}while r > {floor} and ({test}):", f"{indent}    r -= 1"]
+    return [first, f"{indent}while r > {floor} and ({test}):", f"{indent}    r -= 1"]
 
 
 def _trigger_find(var: str, triggers, literal: bool, start: str, indent: str, tslots: dict):
@@ -198,8 +199,7 @@ def _pattern_search(var: str, whole, slot: int, tslots: dict, entry: dict) -> li
     if whole.literal:
         # found nowhere: the trigger's position is -1, and so is the run's start
         lines, at, size = _trigger_find(var, whole.triggers, True, "pos", "    ", tslots)
-        lines.append(f"    e{slot} = {at} + {size}")
-        lines += _lead_run(whole, at, "pos", "    ", entry)
+        lines += _lead_run(whole, at, "pos", "    ", entry, (f", e{slot}", f", {at} + {size}"))
         lines.append(f"    d{slot} = r")
         return lines
     entry[f"{var}_MATCH"] = f"{var}.compiled.match"
@@ -234,10 +234,9 @@ def entry_code(entry: dict, leads: dict) -> list[tuple[str, str]]:
     members and the Leads that answers for other characters."""
     runs = entry.get("runs", {})
     out = [(var, code) for var, code in entry.items() if var != "runs"]
-    out += [(f"RUN_{number}", python_literal(ascii)) for number, ascii in runs.values()]
     out += [
-        (f"IN_RUN_{number}", f"Leads(({_lead_tuple(lead_set, leads)[1:-1]})).holds_char")
-        for lead_set, (number, _) in runs.items()
+        (f"RUN_{number}, IN_RUN_{number}", f"{python_literal(ascii)}, Leads({_lead_tuple(lead_set, leads)}).holds_char")
+        for lead_set, (number, ascii) in runs.items()
     ]
     return out
 

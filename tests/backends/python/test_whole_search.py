@@ -67,7 +67,7 @@ def _searcher(delim, leads):
         namespace[lead_var] = eval(f"Lead({lead.source!r}, {lead.ascii!r})", namespace)  # noqa: S307
     namespace[var] = eval(backend._delimiter_code(delim, leads), namespace)  # noqa: S307
     for name, value in backend.entry_code(entry, leads):
-        namespace[name] = eval(value, namespace)  # noqa: S307
+        exec(f"{name} = {value}", namespace)  # noqa: S102
     exec("\n".join(code), namespace)  # noqa: S102
     return namespace["run"], namespace[var]
 
