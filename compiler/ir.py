@@ -329,6 +329,10 @@ class Program:
     # The start anchor is one literal that cannot overlap itself: the end of
     # its last non-overlapping match in a prompt is found with one rfind.
     anchor_from_end: bool = False
+    # The start anchor is several literals of which none can start inside an
+    # occurrence of one of them (itself included): the last match in a prompt
+    # starts at the greatest of their rfinds, the longest literal there.
+    anchors_from_end: bool = False
     # Characters of already-consumed text the regex delimiters need to see:
     # 0 (no regex delimiters), k (the largest reach_back), or -1 (all).
     context: int = 0

@@ -395,7 +395,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
     used_names += _delimiter_code(program.start_anchor)
     imports = ["CLOSE", "OPEN", "WHOLE_LIMIT", "Field", "StreamParser", "run_parse_response"]
     whole_imports = ["tail_state"]
-    if not program.anchor_from_end:
+    if not program.anchor_from_end and not program.anchors_from_end:
         imports.append("last_anchor_end")
     imports += ["close_region", "tool_parameters"]
     imports += [name for name in ("Literals", "Pattern", "Placeholder", "Settled") if f"{name}(" in used_names]
@@ -428,6 +428,7 @@ def render(program: Program, *, vendored: bool = False) -> str:
         entry=[{"var": var, "code": code} for var, code in entry_code(entry, leads)],
         anchor=python_literal(program.start_anchor.literals[0]) if program.anchor_from_end else None,
         anchor_size=len(program.start_anchor.literals[0]) if program.anchor_from_end else 0,
+        anchors_from_end=program.anchors_from_end,
         required=[field.name for field in program.fields if not field.optional],
         whole_imports=whole_imports,
         leads=[
