@@ -164,6 +164,34 @@ class RegexDelimiter:
     # The smaller patterns a long text settles its look-behind branches to
     # (compiler/passes/lookbehind_settle.py), or None.
     settled: SettledDelimiters | None = None
+    # How a whole text is searched for it, with no partial matches
+    # (compiler/passes/whole_search.py); None: the runtime's Pattern.search.
+    whole: WholeSearch | None = None
+
+
+@dataclass(frozen=True)
+class WholeSearch:
+    """A regex delimiter's complete-match search as the runtime's
+    `Pattern.search(buf, pos, False)` runs it, for straight-line code: the
+    leftmost trigger string (str.find; at one position the first listed
+    wins), the run of lead characters before it (`Leads.run_start`, from
+    the search position), then the match there (or nothing else to run)."""
+
+    # None: the regex searched over the text (no trigger strings).
+    triggers: tuple[str, ...] | None
+    lead_ascii: str  # the ASCII members of the lead classes (Leads.ascii)
+    leads: tuple[Lead, ...]  # the classes of the lead run read before the trigger; (): none
+    # The match is the lead run then the trigger string and nothing else
+    # (Pattern.simple): no regex runs and it captures nothing.
+    literal: bool
+    # The regex is tried only at the lead run's start (the run is all of the
+    # pattern's first lead, Pattern._starts); else at every position of the run.
+    one_start: bool
+    # With no trigger strings: every alternative starts with a positive
+    # look-behind whose body cannot match empty, so every match starts right
+    # after one of these characters (its body's last), the only places the
+    # regex is tried; (): the regex searched over the text.
+    behind: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -301,6 +329,10 @@ class Program:
     # The start anchor is one literal that cannot overlap itself: the end of
     # its last non-overlapping match in a prompt is found with one rfind.
     anchor_from_end: bool = False
+    # The start anchor is several literals of which none can start inside an
+    # occurrence of one of them (itself included): the last match in a prompt
+    # starts at the greatest of their rfinds, the longest literal there.
+    anchors_from_end: bool = False
     # Characters of already-consumed text the regex delimiters need to see:
     # 0 (no regex delimiters), k (the largest reach_back), or -1 (all).
     context: int = 0

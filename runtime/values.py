@@ -293,6 +293,7 @@ class Field:
         "parser",
         "build",
         "strips",
+        "plain",
         "chunk",
     )
 
@@ -333,6 +334,8 @@ class Field:
         # text content stripped (the default): the body is joined stripped (join_stripped)
         args = self.content_args
         self.strips = content == "text" and type(args) is dict and bool(args.get("strip", True))
+        # its value is the body stripped: a string, which tool typing leaves as it is (close_region)
+        self.plain = self.strips and transform is None
 
     def value_of(self, body, captures):
         """Parse a closed region's body and apply the transform."""
@@ -503,8 +506,9 @@ def close_region(field, output, pieces, captures, params):
     parse, transform, type the tool calls, store into `output` (`join`:
     appended with the separator; `repeats`: listed; else overwritten).
     Returns the value of this one match."""
-    value = field.value_of(join_stripped(pieces) if field.strips else "".join(pieces), captures)
-    if params:
+    body = join_stripped(pieces) if field.strips else "".join(pieces)
+    value = body if field.plain else field.value_of(body, captures)  # plain: parse_text's strip is done
+    if params and not field.plain:
         value = type_tool_calls(value, params)
     name = field.name
     if field.join is not None:

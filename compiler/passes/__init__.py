@@ -19,12 +19,14 @@ from .lookbehind_settle import plan_settled
 from .search_hints import plan_fast_paths, plan_search_hints
 from .state_plan import plan_tree_states
 from .states import plan_states
+from .whole_search import plan_whole_search
 
 PIPELINE = (
     literalize_patterns,
     plan_search_hints,  # RegexDelimiter.hint
     plan_settled,  # RegexDelimiter.settled (its patterns with their hints)
     plan_branches,  # RegexDelimiter.branches, where hint is None (settled patterns included)
+    plan_whole_search,  # RegexDelimiter.whole
     plan_states,  # Program.states and their watch sets
     plan_context,  # Program.context, State.reach, State.blind
     plan_context_cut,  # Program.context_cut

@@ -17,7 +17,12 @@ def plan_states(program: Program) -> Program:
         if field.open is not None:
             watch = (Watch(CLOSE, field.index),) if field.close is not None else ()
             states.append(State(field.index, watch, tie_order=tuple(range(len(watch)))))
-    return dataclasses.replace(program, states=tuple(states), anchor_from_end=anchor_from_end(program))
+    return dataclasses.replace(
+        program,
+        states=tuple(states),
+        anchor_from_end=anchor_from_end(program),
+        anchors_from_end=anchors_from_end(program),
+    )
 
 
 def anchor_from_end(program: Program) -> bool:
@@ -30,6 +35,25 @@ def anchor_from_end(program: Program) -> bool:
         return False
     literal = anchor.literals[0]
     return not any(literal[:size] == literal[-size:] for size in range(1, len(literal)))
+
+
+def anchors_from_end(program: Program) -> bool:
+    """Whether the last match of a start anchor of several literals starts at
+    the greatest of their rfinds: no literal B starts at an offset k > 0
+    inside an occurrence of a literal A (A[k:] and B agree on their common
+    length), so no occurrence is ever covered by a match the reference's
+    left-to-right scan takes, and every occurrence starts one (the longest
+    literal at a start wins, as Literals.find takes it)."""
+    anchor = program.start_anchor
+    if not isinstance(anchor, LiteralDelimiter) or len(anchor.literals) < 2 or not all(anchor.literals):
+        return False
+    for a in anchor.literals:
+        for b in anchor.literals:
+            for k in range(1, len(a)):
+                common = min(len(a) - k, len(b))
+                if a[k : k + common] == b[:common]:
+                    return False
+    return True
 
 
 def tie_order(program: Program, watch) -> tuple[int, ...]:

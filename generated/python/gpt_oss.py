@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -117,6 +118,14 @@ CONTENT_OPEN = Pattern(
 # fields.content.close
 CONTENT_CLOSE = Literals(["<|return|>", "<|end|>"], grows_at_edge=False)
 
+# The regex entry points of the whole-text search (parse_whole_text).
+CONTENT_OPEN_MATCH = CONTENT_OPEN.compiled.match
+REASONING_CONTENT_OPEN_MATCH = REASONING_CONTENT_OPEN.compiled.match
+TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
+REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
+
 FIELDS = (
     Field(
         "reasoning_content",
@@ -209,25 +218,87 @@ def parse_whole_text(text, prefix, tools):
     else:
         state, pos, pieces, captures, opened, buf = -1, 0, [], {}, False, text
     current = IMPLICIT if state < 0 else state
-    d0 = d1 = d2 = d3 = d4 = d5 = d6 = -2  # where each delimiter was found (see below)
+    # where each delimiter (d) and trigger string (t) was found (see below)
+    d0 = d1 = d2 = d3 = d4 = d5 = d6 = t0 = t1 = t2 = t3 = t4 = t5 = t6 = t7 = t8 = t9 = -2
     while True:
         if state == -1:  # implicit region: open content, open reasoning_content, open tool_calls
             start = -1
             if d0 < pos and d0 != -1:
-                m0 = CONTENT_OPEN.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t0 < s and t0 != -1:
+                        t0 = buf.find("<|channel|>", s)
+                    if t1 < s and t1 != -1:
+                        t1 = buf.find("<|start|>assistant", s)
+                    at = t0
+                    if t1 >= 0 and (at < 0 or t1 < at):
+                        at = t1
+                    if at < 0:
+                        m0 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    for r in range(r, at + 1):
+                        m0 = CONTENT_OPEN_MATCH(buf, r)
+                        if m0 is not None:
+                            break
+                    if m0 is not None:
+                        break
+                    s = at + 1
                 d0 = -1 if m0 is None else m0.start()
             if d1 < pos and d1 != -1:
-                m1 = REASONING_CONTENT_OPEN.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t2 < s and t2 != -1:
+                        t2 = buf.find("<|channel|>analysis", s)
+                    if t3 < s and t3 != -1:
+                        t3 = buf.find("<|start|>assistant", s)
+                    at = t2
+                    if t3 >= 0 and (at < 0 or t3 < at):
+                        at = t3
+                    if at < 0:
+                        m1 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    m1 = REASONING_CONTENT_OPEN_MATCH(buf, r)
+                    if m1 is not None:
+                        break
+                    s = at + 1
                 d1 = -1 if m1 is None else m1.start()
             if d2 < pos and d2 != -1:
-                m2 = TOOL_CALLS_OPEN.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t4 < s and t4 != -1:
+                        t4 = buf.find("<|channel|>", s)
+                    if t5 < s and t5 != -1:
+                        t5 = buf.find("<|start|>assistant", s)
+                    if t6 < s and t6 != -1:
+                        t6 = buf.find("to=functions.", s)
+                    at = t4
+                    if t5 >= 0 and (at < 0 or t5 < at):
+                        at = t5
+                    if t6 >= 0 and (at < 0 or t6 < at):
+                        at = t6
+                    if at < 0:
+                        m2 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    m2 = TOOL_CALLS_OPEN_MATCH(buf, r)
+                    if m2 is not None:
+                        break
+                    s = at + 1
                 d2 = -1 if m2 is None else m2.start()
             if d0 >= 0:
-                start, end, index, match = d0, m0.end(), 2, m0
+                start, end, index, match = d0, m0.end(), 2, None
             if d1 >= 0 and (
                 start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
             ):
-                start, end, index, match = d1, m1.end(), 0, m1
+                start, end, index, match = d1, m1.end(), 0, None
             if d2 >= 0 and (
                 start < 0 or d2 < start or (d2 == start and m2.end() - d2 > end - start)
             ):
@@ -235,17 +306,49 @@ def parse_whole_text(text, prefix, tools):
         elif state == 0:  # reasoning_content: close reasoning_content
             start = -1
             if d3 < pos and d3 != -1:
-                m3 = REASONING_CONTENT_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t7 < s and t7 != -1:
+                        t7 = buf.find("<|end|>", s)
+                    if t8 < s and t8 != -1:
+                        t8 = buf.find("<|start|>", s)
+                    at = t7
+                    if t8 >= 0 and (at < 0 or t8 < at):
+                        at = t8
+                    if at < 0:
+                        m3 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    for r in range(r, at + 1):
+                        m3 = REASONING_CONTENT_CLOSE_MATCH(buf, r)
+                        if m3 is not None:
+                            break
+                    if m3 is not None:
+                        break
+                    s = at + 1
                 d3 = -1 if m3 is None else m3.start()
             if d3 >= 0:
-                start, end, index, match = d3, m3.end(), -1, m3
+                start, end, index, match = d3, m3.end(), -1, None
         elif state == 1:  # tool_calls: close tool_calls
             start = -1
             if d4 < pos and d4 != -1:
-                m4 = TOOL_CALLS_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t9 < s and t9 != -1:
+                        t9 = buf.find("<|call|>", s)
+                    if t9 < 0:
+                        m4 = None
+                        break
+                    r = t9
+                    m4 = TOOL_CALLS_CLOSE_MATCH(buf, r)
+                    if m4 is not None:
+                        break
+                    s = t9 + 1
                 d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
-                start, end, index, match = d4, m4.end(), -1, m4
+                start, end, index, match = d4, m4.end(), -1, None
         elif state == 2:  # content: close content
             start = -1
             if d5 < pos and d5 != -1:

@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -31,7 +32,6 @@ from runtime.core import (
     StreamParser,
     WHOLE_LIMIT,
     close_region,
-    last_anchor_end,
     run_parse_response,
     tool_parameters,
 )
@@ -96,6 +96,20 @@ TOOL_CALLS_CLOSE = Pattern(
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+)
+
+# The regex entry points of the whole-text search (parse_whole_text).
+CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
+RUN_1, IN_RUN_1 = (
+    "\t\n\x0b\x0c\r ",
+    Leads(
+        (
+            LEAD_0,
+            LEAD_1,
+        )
+    ).holds_char,
 )
 
 FIELDS = (
@@ -172,7 +186,15 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    end = last_anchor_end(ResponseParser.START_ANCHOR, prefix) if prefix else None
+    end = None
+    if prefix:
+        # the anchor's last match starts at the greatest rfind of its literals
+        # (none starts inside an occurrence of one), the longest there
+        best = -1
+        for literal in ResponseParser.START_ANCHOR.literals:  # longest first
+            at = prefix.rfind(literal)
+            if at > best:
+                best, end = at, at + len(literal)
     tail = prefix if end is None else prefix[end:]
     if tail:
         # the generation prompt's tail, as the reference feeds it
@@ -181,29 +203,68 @@ def parse_whole_text(text, prefix, tools):
     else:
         state, pos, pieces, captures, opened, buf = -1, 0, [], {}, False, text
     current = IMPLICIT if state < 0 else state
-    d0 = d1 = d2 = -2  # where each delimiter was found (see below)
+    # where each delimiter (d) and trigger string (t) was found (see below)
+    d0 = d1 = d2 = t0 = t1 = t2 = t3 = -2
     while True:
         if state == -1:  # implicit region: open tool_calls, close content
             start = -1
             if d0 < pos and d0 != -1:
-                m0 = TOOL_CALLS_OPEN.search(buf, pos, False)
-                d0 = -1 if m0 is None else m0.start()
+                if t0 < pos and t0 != -1:
+                    t0 = buf.find("[TOOL_CALLS]", pos)
+                r, e0 = t0, t0 + 12
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d0 = r
             if d1 < pos and d1 != -1:
-                m1 = CONTENT_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t1 < s and t1 != -1:
+                        t1 = buf.find("</s>", s)
+                    if t1 < 0:
+                        m1 = None
+                        break
+                    r = t1
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    m1 = CONTENT_CLOSE_MATCH(buf, r)
+                    if m1 is not None:
+                        break
+                    s = t1 + 1
                 d1 = -1 if m1 is None else m1.start()
             if d0 >= 0:
-                start, end, index, match = d0, m0.end(), 0, m0
+                start, end, index, match = d0, e0, 0, None
             if d1 >= 0 and (
                 start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
             ):
-                start, end, index, match = d1, m1.end(), -1, m1
+                start, end, index, match = d1, m1.end(), -1, None
         elif state == 0:  # tool_calls: close tool_calls
             start = -1
             if d2 < pos and d2 != -1:
-                m2 = TOOL_CALLS_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t2 < s and t2 != -1:
+                        t2 = buf.find("\n", s)
+                    if t3 < s and t3 != -1:
+                        t3 = buf.find("</s>", s)
+                    at = t2
+                    if t3 >= 0 and (at < 0 or t3 < at):
+                        at = t3
+                    if at < 0:
+                        m2 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_1 or c >= "\x80" and IN_RUN_1(c)):
+                        r -= 1
+                    for r in range(r, at + 1):
+                        m2 = TOOL_CALLS_CLOSE_MATCH(buf, r)
+                        if m2 is not None:
+                            break
+                    if m2 is not None:
+                        break
+                    s = at + 1
                 d2 = -1 if m2 is None else m2.start()
             if d2 >= 0:
-                start, end, index, match = d2, m2.end(), -1, m2
+                start, end, index, match = d2, m2.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

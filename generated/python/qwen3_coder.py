@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -104,6 +105,12 @@ CONTENT_CLOSE = Pattern(
     first_lead=LEAD_0,
     exact=True,
 )
+
+# The regex entry points of the whole-text search (parse_whole_text).
+TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
+CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
     Field(
@@ -197,29 +204,76 @@ def parse_whole_text(text, prefix, tools):
     else:
         state, pos, pieces, captures, opened, buf = -1, 0, [], {}, False, text
     current = IMPLICIT if state < 0 else state
-    d0 = d1 = d2 = -2  # where each delimiter was found (see below)
+    # where each delimiter (d) and trigger string (t) was found (see below)
+    d0 = d1 = d2 = t0 = t1 = t2 = t3 = t4 = -2
     while True:
         if state == -1:  # implicit region: open tool_calls, close content
             start = -1
             if d0 < pos and d0 != -1:
-                m0 = TOOL_CALLS_OPEN.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t0 < s and t0 != -1:
+                        t0 = buf.find("<function=", s)
+                    if t1 < s and t1 != -1:
+                        t1 = buf.find("<tool_call>", s)
+                    at = t0
+                    if t1 >= 0 and (at < 0 or t1 < at):
+                        at = t1
+                    if at < 0:
+                        m0 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    m0 = TOOL_CALLS_OPEN_MATCH(buf, r)
+                    if m0 is not None:
+                        break
+                    s = at + 1
                 d0 = -1 if m0 is None else m0.start()
             if d1 < pos and d1 != -1:
-                m1 = CONTENT_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t2 < s and t2 != -1:
+                        t2 = buf.find("<|endoftext|>", s)
+                    if t3 < s and t3 != -1:
+                        t3 = buf.find("<|im_end|>", s)
+                    at = t2
+                    if t3 >= 0 and (at < 0 or t3 < at):
+                        at = t3
+                    if at < 0:
+                        m1 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    m1 = CONTENT_CLOSE_MATCH(buf, r)
+                    if m1 is not None:
+                        break
+                    s = at + 1
                 d1 = -1 if m1 is None else m1.start()
             if d0 >= 0:
                 start, end, index, match = d0, m0.end(), 0, m0
             if d1 >= 0 and (
                 start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
             ):
-                start, end, index, match = d1, m1.end(), -1, m1
+                start, end, index, match = d1, m1.end(), -1, None
         elif state == 0:  # tool_calls: close tool_calls
             start = -1
             if d2 < pos and d2 != -1:
-                m2 = TOOL_CALLS_CLOSE.search(buf, pos, False)
+                s = pos - 1 if pos else 0
+                while True:
+                    if t4 < s and t4 != -1:
+                        t4 = buf.find(">", s)
+                    if t4 < 0:
+                        m2 = None
+                        break
+                    m2 = TOOL_CALLS_CLOSE_MATCH(buf, t4 + 1)
+                    if m2 is not None:
+                        break
+                    s = t4 + 1
                 d2 = -1 if m2 is None else m2.start()
             if d2 >= 0:
-                start, end, index, match = d2, m2.end(), -1, m2
+                start, end, index, match = d2, m2.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

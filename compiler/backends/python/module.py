@@ -152,13 +152,103 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
     return f"Pattern({', '.join(args)})"
 
 
-def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict) -> dict:
+def _lead_run(whole, at: str, floor: str, indent: str, entry: dict, end: str = "") -> list[str]:
+    """`r`: the start of the run of lead characters ending at `at`, not
+    before `floor`, as Leads.run_start finds it: ASCII characters against
+    the classes' ASCII members (`RUN_<n>`), others by Leads.holds_char
+    (`IN_RUN_<n>`), one pair per set of lead classes."""
+    first = f"{indent}r{end[0]} = {at}{end[1]}" if end else f"{indent}r = {at}"  # and a literal match's end
+    if not whole.leads:
+        return [first]
+    runs = entry.setdefault("runs", {})
+    number = runs.setdefault(whole.leads, (len(runs), whole.lead_ascii))[0]
+    test = f"(c := buf[r - 1]) in RUN_{number} or c >= \"\\x80\" and IN_RUN_{number}(c)"
+    return [first, f"{indent}while r > {floor} and ({test}):", f"{indent}    r -= 1"]
+
+
+def _trigger_find(var: str, triggers, literal: bool, start: str, indent: str, tslots: dict):
+    """The leftmost trigger string at or after `start`: (lines, its position,
+    its length, which a literal match needs). Each string's next occurrence
+    is remembered (`t<slot>`, -2 before the first search, -1 for nowhere)
+    while it lies at or after the search's start; with several strings the
+    leftmost goes to `at` (and its length to `size`)."""
+    lines = []
+    names = []
+    for trigger in triggers:
+        slot = f"t{tslots.setdefault((var, trigger), len(tslots))}"
+        names.append((slot, len(trigger)))
+        lines.append(f"{indent}if {slot} < {start} and {slot} != -1:")
+        lines.append(f"{indent}    {slot} = buf.find({python_literal(trigger)}, {start})")
+    if len(names) < 2:
+        return (lines, names[0][0], str(names[0][1])) if names else (lines, "-1", "0")
+    first, size = names[0]
+    lines.append(f"{indent}at, size = {first}, {size}" if literal else f"{indent}at = {first}")
+    for slot, size in names[1:]:  # at one position the first listed wins
+        lines.append(f"{indent}if {slot} >= 0 and (at < 0 or {slot} < at):")
+        lines.append(f"{indent}    at, size = {slot}, {size}" if literal else f"{indent}    at = {slot}")
+    return lines, "at", "size"
+
+
+def _pattern_search(var: str, whole, slot: int, tslots: dict, entry: dict) -> list[str]:
+    """Pattern.search(buf, pos, False) for the whole-text parse, inline
+    (RegexDelimiter.whole): `d<slot>` its start or -1, and its match in
+    `m<slot>` (or, for a literal match, its end in `e<slot>`)."""
+    if whole.triggers is None and not whole.behind:
+        entry[f"{var}_SEARCH"] = f"{var}.compiled.search"
+        return [f"    m{slot} = {var}_SEARCH(buf, pos)", f"    d{slot} = -1 if m{slot} is None else m{slot}.start()"]
+    if whole.literal:
+        # found nowhere: the trigger's position is -1, and so is the run's start
+        lines, at, size = _trigger_find(var, whole.triggers, True, "pos", "    ", tslots)
+        lines += _lead_run(whole, at, "pos", "    ", entry, (f", e{slot}", f", {at} + {size}"))
+        lines.append(f"    d{slot} = r")
+        return lines
+    entry[f"{var}_MATCH"] = f"{var}.compiled.match"
+    behind = whole.triggers is None
+    # with `behind`, every match starts right after one of the look-behinds' last characters
+    lines = ["    s = pos - 1 if pos else 0" if behind else "    s = pos", "    while True:"]
+    found, at, _ = _trigger_find(var, whole.behind if behind else whole.triggers, False, "s", "        ", tslots)
+    lines += found
+    lines += [f"        if {at} < 0:", f"            m{slot} = None", "            break"]
+    if behind:
+        lines += [f"        m{slot} = {var}_MATCH(buf, {at} + 1)", f"        if m{slot} is not None:", "            break"]
+    elif whole.one_start:
+        lines += _lead_run(whole, at, "s", "        ", entry)
+        lines += [f"        m{slot} = {var}_MATCH(buf, r)", f"        if m{slot} is not None:", "            break"]
+    else:
+        lines += _lead_run(whole, at, "s", "        ", entry)
+        lines += [
+            f"        for r in range(r, {at} + 1):",
+            f"            m{slot} = {var}_MATCH(buf, r)",
+            f"            if m{slot} is not None:",
+            "                break",
+            f"        if m{slot} is not None:",
+            "            break",
+        ]
+    lines += [f"        s = {at} + 1", f"    d{slot} = -1 if m{slot} is None else m{slot}.start()"]
+    return lines
+
+
+def entry_code(entry: dict, leads: dict) -> list[tuple[str, str]]:
+    """The module-level names the whole-text search reads (name, code): the
+    patterns' regex entry points, and per set of lead classes its ASCII
+    members and the Leads that answers for other characters."""
+    runs = entry.get("runs", {})
+    out = [(var, code) for var, code in entry.items() if var != "runs"]
+    out += [
+        (f"RUN_{number}, IN_RUN_{number}", f"{python_literal(ascii)}, Leads({_lead_tuple(lead_set, leads)}).holds_char")
+        for lead_set, (number, ascii) in runs.items()
+    ]
+    return out
+
+
+def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict, tslots: dict, entry: dict) -> dict:
     """A state's search at the end of the stream, for the whole-text parse:
     its watched delimiters in the order the reference breaks ties
     (State.tie_order), each taking the match only where it starts earlier
     or, at the same start, runs longer. A literal is a str.find, a pattern
-    its search; each remembers where it was found (`d<slot>`, -2 before the
-    first search, -1 for nowhere) until the read position passes it."""
+    its search (inline where the IR plans it, RegexDelimiter.whole); each
+    remembers where it was found (`d<slot>`, -2 before the first search, -1
+    for nowhere) until the read position passes it."""
     names = [field.name for field in program.fields]
     searches, picks = [], []
     for number in state.tie_order:
@@ -177,9 +267,17 @@ def _scan_code(program: Program, state, delimiter_vars: dict, slots: dict) -> di
         else:
             slot = slots.setdefault((var, None), len(slots))
             searches.append(f"if d{slot} < pos and d{slot} != -1:")
-            searches.append(f"    m{slot} = {var}.search(buf, pos, False)")
-            searches.append(f"    d{slot} = -1 if m{slot} is None else m{slot}.start()")
-            candidates = [(f"d{slot}", f"m{slot}.end()", f"m{slot}.end() - d{slot}", f"m{slot}")]
+            if delim.whole is None:
+                searches.append(f"    m{slot} = {var}.search(buf, pos, False)")
+                searches.append(f"    d{slot} = -1 if m{slot} is None else m{slot}.start()")
+            else:
+                searches += _pattern_search(var, delim.whole, slot, tslots, entry)
+            # an open's captures are its named groups (a close's are not read)
+            match = f"m{slot}" if watch.kind == OPEN and delim.group_names else "None"
+            if delim.whole is not None and delim.whole.literal:
+                candidates = [(f"d{slot}", f"e{slot}", f"e{slot} - d{slot}", "None")]
+            else:
+                candidates = [(f"d{slot}", f"m{slot}.end()", f"m{slot}.end() - d{slot}", match)]
         for at, end, size, match in candidates:
             test = (
                 f"{at} >= 0"
@@ -289,19 +387,22 @@ def render(program: Program, *, vendored: bool = False) -> str:
             }
         )
     slots: dict = {}
-    scans = [_scan_code(program, state, delimiter_vars, slots) for state in program.states]
+    tslots: dict = {}
+    entry: dict = {}
+    scans = [_scan_code(program, state, delimiter_vars, slots, tslots, entry) for state in program.states]
     cut = _context_cut_code(program)
     used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
     used_names += _delimiter_code(program.start_anchor)
     imports = ["CLOSE", "OPEN", "WHOLE_LIMIT", "Field", "StreamParser", "run_parse_response"]
     whole_imports = ["tail_state"]
-    if not program.anchor_from_end:
+    if not program.anchor_from_end and not program.anchors_from_end:
         imports.append("last_anchor_end")
     imports += ["close_region", "tool_parameters"]
     imports += [name for name in ("Literals", "Pattern", "Placeholder", "Settled") if f"{name}(" in used_names]
     imports += ["FastPath"] if any(state["fast"] for state in states) else []
     imports += ["ContextCut"] if cut else []
     imports += ["Lead"] if leads else []
+    imports += ["Leads"] if entry.get("runs") else []
     source = _env.get_template("module.py.j2").render(
         version=__version__,
         origin=program.origin,
@@ -323,9 +424,11 @@ def render(program: Program, *, vendored: bool = False) -> str:
         cut=cut,
         states=states,
         scans=scans,
-        slots=sorted(slots.values()),
+        slots=[f"d{slot}" for slot in sorted(slots.values())] + [f"t{slot}" for slot in sorted(tslots.values())],
+        entry=[{"var": var, "code": code} for var, code in entry_code(entry, leads)],
         anchor=python_literal(program.start_anchor.literals[0]) if program.anchor_from_end else None,
         anchor_size=len(program.start_anchor.literals[0]) if program.anchor_from_end else 0,
+        anchors_from_end=program.anchors_from_end,
         required=[field.name for field in program.fields if not field.optional],
         whole_imports=whole_imports,
         leads=[
