@@ -32,7 +32,6 @@ from runtime.core import (
     StreamParser,
     WHOLE_LIMIT,
     close_region,
-    last_anchor_end,
     run_parse_response,
     tool_parameters,
 )
@@ -222,7 +221,15 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    end = last_anchor_end(ResponseParser.START_ANCHOR, prefix) if prefix else None
+    end = None
+    if prefix:
+        # the anchor's last match starts at the greatest rfind of its literals
+        # (none starts inside an occurrence of one), the longest there
+        best = -1
+        for literal in ResponseParser.START_ANCHOR.literals:  # longest first
+            at = prefix.rfind(literal)
+            if at > best:
+                best, end = at, at + len(literal)
     tail = prefix if end is None else prefix[end:]
     if tail:
         # the generation prompt's tail, as the reference feeds it

@@ -95,6 +95,7 @@ CONTENT_CLOSE = Pattern(
 # The regex entry points of the whole-text search (parse_whole_text).
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
 RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
@@ -239,14 +240,26 @@ def parse_whole_text(text, prefix, tools):
         elif state == 0:  # tool_calls: close tool_calls
             start = -1
             if d2 < pos and d2 != -1:
-                if t4 < pos and t4 != -1:
-                    t4 = buf.find("<end_function_call>", pos)
-                r, e2 = t4, t4 + 19
-                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
-                    r -= 1
-                d2 = r
+                s = pos
+                while True:
+                    if t4 < s and t4 != -1:
+                        t4 = buf.find("<end_function_call>", s)
+                    if t4 < 0:
+                        m2 = None
+                        break
+                    r = t4
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    for r in range(r, t4 + 1):
+                        m2 = TOOL_CALLS_CLOSE_MATCH(buf, r)
+                        if m2 is not None:
+                            break
+                    if m2 is not None:
+                        break
+                    s = t4 + 1
+                d2 = -1 if m2 is None else m2.start()
             if d2 >= 0:
-                start, end, index, match = d2, e2, -1, None
+                start, end, index, match = d2, m2.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

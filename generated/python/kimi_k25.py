@@ -116,6 +116,7 @@ CONTENT_CLOSE = Pattern(
 TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
 RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
 
 FIELDS = (
@@ -304,14 +305,26 @@ def parse_whole_text(text, prefix, tools):
         elif state == 1:  # tool_calls: close tool_calls
             start = -1
             if d4 < pos and d4 != -1:
-                if t8 < pos and t8 != -1:
-                    t8 = buf.find("<|tool_call_end|>", pos)
-                r, e4 = t8, t8 + 17
-                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
-                    r -= 1
-                d4 = r
+                s = pos
+                while True:
+                    if t8 < s and t8 != -1:
+                        t8 = buf.find("<|tool_call_end|>", s)
+                    if t8 < 0:
+                        m4 = None
+                        break
+                    r = t8
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    for r in range(r, t8 + 1):
+                        m4 = TOOL_CALLS_CLOSE_MATCH(buf, r)
+                        if m4 is not None:
+                            break
+                    if m4 is not None:
+                        break
+                    s = t8 + 1
+                d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
-                start, end, index, match = d4, e4, -1, None
+                start, end, index, match = d4, m4.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:

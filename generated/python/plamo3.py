@@ -24,6 +24,7 @@ from runtime.core import (
     FastPath,
     Field,
     Lead,
+    Leads,
     Literals,
     OPEN,
     Pattern,
@@ -121,6 +122,13 @@ CONTENT_CLOSE = Pattern(
     exact=True,
 )
 
+# The regex entry points of the whole-text search (parse_whole_text).
+TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
+CONTENT_CLOSE_MATCH = CONTENT_CLOSE.compiled.match
+REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
+TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
+RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
+
 FIELDS = (
     Field(
         "reasoning_content",
@@ -207,21 +215,66 @@ def parse_whole_text(text, prefix, tools):
     else:
         state, pos, pieces, captures, opened, buf = -1, 0, [], {}, False, text
     current = IMPLICIT if state < 0 else state
-    d0 = d1 = d2 = d3 = d4 = -2  # where each delimiter was found (see below)
+    # where each delimiter (d) and trigger string (t) was found (see below)
+    d0 = d1 = d2 = d3 = d4 = t0 = t1 = t2 = t3 = t4 = t5 = t6 = t7 = t8 = t9 = -2
     while True:
         if state == -1:  # implicit region: open reasoning_content, open tool_calls, close content
             start = -1
             if d0 < pos and d0 != -1:
-                m0 = REASONING_CONTENT_OPEN.search(buf, pos, False)
-                d0 = -1 if m0 is None else m0.start()
+                if t0 < pos and t0 != -1:
+                    t0 = buf.find("<|plamo:begin_think:plamo|>", pos)
+                r, e0 = t0, t0 + 27
+                while r > pos and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                    r -= 1
+                d0 = r
             if d1 < pos and d1 != -1:
-                m1 = TOOL_CALLS_OPEN.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t1 < s and t1 != -1:
+                        t1 = buf.find("<|plamo:begin_tool_request:plamo|>", s)
+                    if t2 < s and t2 != -1:
+                        t2 = buf.find("<|plamo:begin_tool_requests:plamo|>", s)
+                    at = t1
+                    if t2 >= 0 and (at < 0 or t2 < at):
+                        at = t2
+                    if at < 0:
+                        m1 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    m1 = TOOL_CALLS_OPEN_MATCH(buf, r)
+                    if m1 is not None:
+                        break
+                    s = at + 1
                 d1 = -1 if m1 is None else m1.start()
             if d2 < pos and d2 != -1:
-                m2 = CONTENT_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t3 < s and t3 != -1:
+                        t3 = buf.find("<|plamo:begin_tool_requests:plamo|>", s)
+                    if t4 < s and t4 != -1:
+                        t4 = buf.find("<|plamo:end_tool_requests:plamo|>", s)
+                    if t5 < s and t5 != -1:
+                        t5 = buf.find("<|plamo:tag|>", s)
+                    at = t3
+                    if t4 >= 0 and (at < 0 or t4 < at):
+                        at = t4
+                    if t5 >= 0 and (at < 0 or t5 < at):
+                        at = t5
+                    if at < 0:
+                        m2 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    m2 = CONTENT_CLOSE_MATCH(buf, r)
+                    if m2 is not None:
+                        break
+                    s = at + 1
                 d2 = -1 if m2 is None else m2.start()
             if d0 >= 0:
-                start, end, index, match = d0, m0.end(), 0, m0
+                start, end, index, match = d0, e0, 0, None
             if d1 >= 0 and (
                 start < 0 or d1 < start or (d1 == start and m1.end() - d1 > end - start)
             ):
@@ -229,21 +282,62 @@ def parse_whole_text(text, prefix, tools):
             if d2 >= 0 and (
                 start < 0 or d2 < start or (d2 == start and m2.end() - d2 > end - start)
             ):
-                start, end, index, match = d2, m2.end(), -1, m2
+                start, end, index, match = d2, m2.end(), -1, None
         elif state == 0:  # reasoning_content: close reasoning_content
             start = -1
             if d3 < pos and d3 != -1:
-                m3 = REASONING_CONTENT_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t6 < s and t6 != -1:
+                        t6 = buf.find("<|plamo:begin_tool_requests:plamo|>", s)
+                    if t7 < s and t7 != -1:
+                        t7 = buf.find("<|plamo:end_think:plamo|>", s)
+                    if t8 < s and t8 != -1:
+                        t8 = buf.find("<|plamo:tag|>", s)
+                    at = t6
+                    if t7 >= 0 and (at < 0 or t7 < at):
+                        at = t7
+                    if t8 >= 0 and (at < 0 or t8 < at):
+                        at = t8
+                    if at < 0:
+                        m3 = None
+                        break
+                    r = at
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    for r in range(r, at + 1):
+                        m3 = REASONING_CONTENT_CLOSE_MATCH(buf, r)
+                        if m3 is not None:
+                            break
+                    if m3 is not None:
+                        break
+                    s = at + 1
                 d3 = -1 if m3 is None else m3.start()
             if d3 >= 0:
-                start, end, index, match = d3, m3.end(), -1, m3
+                start, end, index, match = d3, m3.end(), -1, None
         elif state == 1:  # tool_calls: close tool_calls
             start = -1
             if d4 < pos and d4 != -1:
-                m4 = TOOL_CALLS_CLOSE.search(buf, pos, False)
+                s = pos
+                while True:
+                    if t9 < s and t9 != -1:
+                        t9 = buf.find("<|plamo:end_tool_arguments:plamo|>", s)
+                    if t9 < 0:
+                        m4 = None
+                        break
+                    r = t9
+                    while r > s and ((c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+                        r -= 1
+                    for r in range(r, t9 + 1):
+                        m4 = TOOL_CALLS_CLOSE_MATCH(buf, r)
+                        if m4 is not None:
+                            break
+                    if m4 is not None:
+                        break
+                    s = t9 + 1
                 d4 = -1 if m4 is None else m4.start()
             if d4 >= 0:
-                start, end, index, match = d4, m4.end(), -1, m4
+                start, end, index, match = d4, m4.end(), -1, None
         if start < 0:
             # the end of the stream: the rest goes to the current region, which closes
             if current is not None:
