@@ -40,82 +40,24 @@
 // repeat before a literal reports the module's own partial matches when it
 // backtracks (compiler/regex/lazy_partial.py, _lazyTail).
 
-import { WORD } from "./unicode.mjs";
 import {
   chain,
   codePointBefore,
   hasGroup,
+  holds,
   inRanges,
   isLowSurrogateOfPair,
   literalRuns,
   nextIndex,
   prevIndex,
+  restore,
   singleUnit,
+  tailAt,
+  tailFrom,
+  tailSize,
 } from "./regex_parts.mjs";
 
 export { codePointBefore, inRanges, nextIndex } from "./regex_parts.mjs";
-
-function isWordAt(s, i) {
-  if (i >= s.length) return false;
-  return inRanges(WORD, s.codePointAt(i));
-}
-
-function isWordBefore(s, i) {
-  if (i <= 0) return false;
-  return inRanges(WORD, codePointBefore(s, i));
-}
-
-function restore(caps, saved) {
-  for (let i = 0; i < saved.length; i++) caps[i] = saved[i];
-}
-
-function holds(kind, s, i) {
-  const n = s.length;
-  switch (kind) {
-    // `^`: the start of the (prefix-truncated) buffer only [regex.caret-buffer-start]
-    case 0:
-      return i === 0;
-    case 1:
-      return i === n;
-    // `$`: the end, or before a final newline (no MULTILINE) [regex.dollar-before-final-newline]
-    case 2:
-      return i === n || (i === n - 1 && s.charCodeAt(i) === 10);
-    // `\b` on the Unicode `\w` [regex.unicode-word]
-    case 3:
-      return isWordBefore(s, i) !== isWordAt(s, i);
-    case 5:
-      return i === 0 || s.charCodeAt(i - 1) === 10;
-    case 6:
-      return i === n || s.charCodeAt(i) === 10;
-    default:
-      return isWordBefore(s, i) === isWordAt(s, i);
-  }
-}
-
-// A lazy repeat's tail test: a string, or (ignoring case) the ranges of
-// each of its characters' cases. tailAt: where it ends when read at j, or -1;
-// tailFrom: its first start at or after `from`, or -1; tailSize: its code points.
-function tailAt(s, j, tail) {
-  if (typeof tail === "string") return s.startsWith(tail, j) ? j + tail.length : -1;
-  for (const ranges of tail) {
-    if (j >= s.length || !inRanges(ranges, s.codePointAt(j))) return -1;
-    j = nextIndex(s, j);
-  }
-  return j;
-}
-
-function tailFrom(s, from, tail) {
-  if (typeof tail === "string") return s.indexOf(tail, from);
-  for (let p = from; p < s.length; p = nextIndex(s, p)) if (tailAt(s, p, tail) >= 0) return p;
-  return -1;
-}
-
-function tailSize(tail) {
-  if (typeof tail !== "string") return tail.length;
-  let size = 0;
-  for (let i = 0; i < tail.length; i = nextIndex(tail, i)) size++;
-  return size;
-}
 
 /** A compiled delimiter regex. */
 export class Regex {
