@@ -26,29 +26,33 @@ def plan_states(program: Program) -> Program:
 
 
 def anchor_from_end(program: Program) -> bool:
-    """Whether the last match of the start anchor is its rfind: one literal
-    with no border (no proper prefix that is also a suffix), so its
-    occurrences never overlap and the left-to-right scan the reference runs
-    ends at the last one."""
+    """Whether the start anchor is one literal whose last match is its rfind
+    (`_last_match_is_an_rfind` of one literal: it has no border, so its
+    occurrences never overlap and the reference's scan ends at the last)."""
     anchor = program.start_anchor
     if not isinstance(anchor, LiteralDelimiter) or len(anchor.literals) != 1:
         return False
-    literal = anchor.literals[0]
-    return not any(literal[:size] == literal[-size:] for size in range(1, len(literal)))
+    return _last_match_is_an_rfind(anchor.literals)
 
 
 def anchors_from_end(program: Program) -> bool:
-    """Whether the last match of a start anchor of several literals starts at
-    the greatest of their rfinds: no literal B starts at an offset k > 0
-    inside an occurrence of a literal A (A[k:] and B agree on their common
-    length), so no occurrence is ever covered by a match the reference's
-    left-to-right scan takes, and every occurrence starts one (the longest
-    literal at a start wins, as Literals.find takes it)."""
+    """Whether the start anchor is several literals whose last match starts
+    at the greatest of their rfinds (`_last_match_is_an_rfind`)."""
     anchor = program.start_anchor
     if not isinstance(anchor, LiteralDelimiter) or len(anchor.literals) < 2 or not all(anchor.literals):
         return False
-    for a in anchor.literals:
-        for b in anchor.literals:
+    return _last_match_is_an_rfind(anchor.literals)
+
+
+def _last_match_is_an_rfind(literals) -> bool:
+    """No literal B starts at an offset k > 0 inside an occurrence of a
+    literal A (A[k:] and B agree on their common length; for one literal,
+    it has no proper prefix that is also a suffix), so no occurrence is ever
+    covered by a match the reference's left-to-right scan takes, and every
+    occurrence starts one (the longest literal at a start wins, as
+    Literals.find takes it)."""
+    for a in literals:
+        for b in literals:
             for k in range(1, len(a)):
                 common = min(len(a) - k, len(b))
                 if a[k : k + common] == b[:common]:
