@@ -176,12 +176,11 @@ WARM_SEED = 1000  # the stream each parser runs once before the timed rounds
 
 def measure_shape(name: str, module, template: dict, shape: str, repeat: int, tokens: int) -> dict:
     """Best of `repeat` rounds, each on its own stream of the shape (seed 0,
-    1, ...), after one untimed compiled run on another (WARM_SEED). The
-    compiled parser's class remembers steps and scans (runtime/stream.py): a
-    long-lived server's parser meets a template's delimiter steps again at
-    every response, never the same prose, so the tables are warm from
-    another stream and no round parses a text already parsed. The prose
-    shape times the floor loop in each round too (see measure_floor)."""
+    1, ...), after one untimed compiled run on another (WARM_SEED), as a
+    long-lived server's parser is warm (its imports, the regex module's
+    compiled patterns, the prompt's tail); no round parses a text already
+    parsed. The prose shape times the floor loop in each round too (see
+    measure_floor)."""
     row = {"template": name, "shape": shape, "target": TARGETS[shape]}
     try:
         streams = [shape_stream(name, shape, tokens, module, seed=seed) for seed in range(repeat)]

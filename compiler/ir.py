@@ -70,6 +70,10 @@ class Branch:
     # It starts with `^` or `\\A`: every match (and partial match) of it
     # starts the text, so once anything is consumed it matches nowhere.
     at_start: bool = False
+    # Not exact only for a leading look-behind of literal strings
+    # (`(?<=\\})\\s*</tool_call>`): exact where the text before the match
+    # ends in one of these, and no match at all where it ends in none.
+    after: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -296,6 +300,13 @@ class State:
     # ...and whether no watched regex reads before where its match starts
     # (no look-behind, `^`, `\\A`, multiline `^`, `\\b`, `\\B`).
     ahead: bool = False
+    # The hold-back answers streamed text gets without a search
+    # (compiler/passes/scan_plan.py), or None.
+    scan: ScanPlan | None = None
+    # The lead whose trailing run the scan and the fast path hold without a
+    # search (a run of the state's leads all of it): the hold lead, when no
+    # trigger character is of it.
+    hold_run_lead: Lead | None = None
 
     @property
     def search_plan(self) -> FastPath | StateHint | None:
@@ -304,6 +315,30 @@ class State:
 
 
 Ranges = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class ScanPlan:
+    """A state's hold-back question answered from its trigger strings (compiler/passes/scan_plan.py)."""
+
+    strings: tuple[str, ...]  # text holding one of these is searched
+    # Who owns each string (of two characters or more), for its proper
+    # prefixes: the lead class whose run before a prefix the partial match
+    # may start at (None: at the prefix), the strings one of which the text
+    # before that start must end in (Branch.after; (): none needed), and -1;
+    # or, for an owner that is not exact, (None, (), its watch entry's
+    # index): its regex is asked. A prefix's rule is its strings' owners.
+    owners: tuple[tuple[str, tuple[Lead | None, tuple[str, ...], int]], ...]
+    # A watched alternative matches only where the text starts: the scan
+    # leaves it out, so it is asked only once something is consumed.
+    at_start: bool = False
+    # The state has one lead class, and a trailing run of it is a partial
+    # match of the owners with leads, each where the text before the run
+    # ends in one of its strings ((): always); None: only a search can tell
+    # (State.hold_run_lead answers the unconditional case on its own).
+    trail: tuple[tuple[str, ...], ...] | None = None
+    # The longest of those strings: how much text before the scanned text a scan may read.
+    after: int = 0
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,10 @@ The runtime is split by concern (docs/runtime.md describes the design):
 
 - runtime/values.py: content parsers, transforms, tool typing, `Field`, `close_region`
 - runtime/markup.py: `xml-inline`, `kv-lines` and json's dialect options (they register with values)
-- runtime/delimiters.py: `Literals`, `Pattern`, their matches, `Lead`, `Leads`, `FastPath`
+- runtime/delimiters.py: `Literals`, `Pattern`, their matches, `Lead`, `Leads`
 - runtime/settled.py: `Settled`, for delimiters whose look-behinds a buffer settles
-- runtime/scanner.py: `Scanner`, `Horizon`, `Anchor` and the bounds of the remembered tables
 - runtime/cut.py: `ContextCut`, for templates with unbounded look-behinds
-- runtime/feed.py and runtime/stream.py: the stream driver, `StreamParser`
+- runtime/stream.py: the stream driver, `StreamParser` (generated modules add each state's fast path and searches)
 - runtime/whole.py: `parse_response` on whole texts; runtime/recover.py: `recover=True`
 
 Only the standard library, plus `regex`, imported the first time a regex
@@ -32,7 +31,6 @@ from runtime.markup import (
 from runtime.delimiters import (
     LONG_TEXT,
     CompleteMatch,
-    FastPath,
     Lead,
     Leads,
     Literals,
@@ -42,30 +40,8 @@ from runtime.delimiters import (
     literal_alternation,
     tail_prefix_start,
 )
-from runtime.scanner import (
-    CHAIN_LIMIT,
-    CLOSE_OP,
-    CUT_DONE,
-    HELD_WHOLE,
-    HOT_MODE,
-    LAZY_CUT,
-    LEAD_HOT_MODE,
-    LEARN_LIMIT,
-    OPEN_OP,
-    PLAIN_TOKENS,
-    ROUTE_OP,
-    SCAN_CONTEXT_LIMIT,
-    SETTLE_LIMIT,
-    STEP_LIMIT,
-    UNCUT,
-    Anchor,
-    Horizon,
-    Scanner,
-    prefix_rules,
-    rare_anchor,
-)
 from runtime.settled import Settled
-from runtime.stream import StreamParser
+from runtime.stream import FINALIZED, SHORT, StreamParser, hold_start, prefix_rules
 from runtime.values import (
     _ATOMS,
     CLOSE,

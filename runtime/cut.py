@@ -3,13 +3,12 @@
 
 compiler/passes/lookbehind_reach.py proves how far back each unbounded
 look-behind can read; the driver (runtime/stream.py) asks its ContextCut,
-right before a general step, to drop the text before that, so the buffer,
-the key of the remembered steps, stays short. Only templates with a
+after each general step, to drop the text before that, so the buffer stays
+short. Only templates with a
 ContextCut use this module (the Python backend imports it, and `--vendor`
 inlines it, only then); the bookkeeping lives in the parser's slots.
 """
 
-from runtime.scanner import PLAIN_TOKENS
 from runtime.values import regex_module
 
 LEAD_RUN_LIMIT = 256  # longest lead run a ContextCut looks back over (see lead_run_start)
@@ -80,30 +79,18 @@ class ContextCut:
         parser._anchored_state = None  # the anchored look-behind: None undecided, True dead, False alive
         parser._counted_seen = [[] for _ in self.counted]  # absolute starts of the last `count` chars
         parser._counted_scanned = [0] * len(self.counted)  # chars below this are searched
-        # The same bookkeeping relative to the buffer's start, interned as
-        # a number (see state_id); after a replayed step only this
-        # is up to date (_cut_stale) until `cut` needs the lists.
-        parser._cut_states = parser._class_table("_CUT_STATES")
-        parser._cut_id = None
-        parser._cut_stale = False
 
-    def cut(self, parser, size=None):
+    def cut(self, parser):
         """CONTEXT -1 with a ContextCut: drop the text no look-behind can read
-        any more (see ContextCut), so the buffer, the key of the remembered
-        steps, is short again after each barrier. Each barrier is searched
-        for in new text only: every character is searched a bounded number
-        of times. Only the buffer's first `size` characters (default: all)
-        are read: the text _append added after them when it left the cut to
-        the step (see StreamParser._step) is not searched here."""
-        if parser._cut_stale:
-            self.restore(parser)
+        any more (see ContextCut), so the buffer is short again after each
+        barrier. Each barrier is searched for in new text only: every
+        character is searched a bounded number of times."""
         if parser._anchored_state is False:
             return  # the anchored look-behind is alive: it reads back to the start
-        parser._cut_id = None  # the bookkeeping changes from here on
         buf = parser._buf
         base = parser._base
         pos = parser._pos
-        top = base + (len(buf) if size is None else size)
+        top = base + len(buf)
         rule = self
         target = base + pos - rule.near  # absolute positions from here on
         last = parser._barrier_last
@@ -200,51 +187,3 @@ class ContextCut:
             parser._buf = buf[cut:]
         parser._base = target
         parser._pos = pos - cut
-
-    def state_id(self, parser):
-        """The cut's bookkeeping relative to the buffer's start, as a number
-        (interned per parser class; None when its table is full): with the
-        buffer and the read position it decides every later cut, so it keys
-        the steps that take their cut with them (see StreamParser._step). Values that
-        cut the same are made one: a search mark at or before the buffer's
-        start is the start (nothing before it is searched again), and a
-        barrier before it, or none, is None (with a head, the look-behind
-        reads from the head or the read position, not from such a barrier;
-        without one, the cut is at most `before` characters ahead of the
-        last barrier, so none is ever before the buffer's start). The number
-        is kept until the bookkeeping changes (`cut` forgets it)."""
-        if parser._cut_id is not None:
-            return parser._cut_id
-        base = parser._base
-        state = (
-            tuple(None if at < base else at - base for at in parser._barrier_last),
-            tuple(at - base if at > base else 0 for at in parser._barrier_scanned),
-            tuple(None if at < 0 else at - base for at in parser._head_first),
-            tuple(at - base if at > base else 0 for at in parser._head_scanned),
-            tuple(tuple(at - base for at in seen) for seen in parser._counted_seen),
-            tuple(at - base if at > base else 0 for at in parser._counted_scanned),
-            parser._anchored_state,
-        )
-        states = parser._cut_states
-        known = states.get(state)
-        if known is None:
-            if len(states) >= PLAIN_TOKENS:
-                return None
-            known = states[state] = len(states) // 2
-            states[known] = state  # ids are ints, states tuples: one dict holds both ways
-        parser._cut_id = known
-        return known
-
-    def restore(self, parser):
-        """The cut's bookkeeping from its relative form (after replayed steps)."""
-        base = parser._base
-        last, scanned, heads, heads_scanned, seen, seen_scanned, parser._anchored_state = parser._cut_states[
-            parser._cut_id
-        ]
-        parser._barrier_last = [-1 if at is None else base + at for at in last]
-        parser._barrier_scanned = [base + at for at in scanned]
-        parser._head_first = [-1 if at is None else base + at for at in heads]
-        parser._head_scanned = [base + at for at in heads_scanned]
-        parser._counted_seen = [[base + at for at in one] for one in seen]
-        parser._counted_scanned = [base + at for at in seen_scanned]
-        parser._cut_stale = False

@@ -3,8 +3,8 @@
 `Literals` (str.find, with a table of prefixes for partial matches) and
 `Pattern` (the `regex` module with the reference's partial matching, run
 only where a trigger string lets a match start), the matches they return
-without running a regex, and the lead classes (`Lead`, `Leads`,
-`FastPath`) the compiler gives each delimiter and state.
+without running a regex, and the lead classes (`Lead`, `Leads`) the
+compiler gives each delimiter.
 """
 
 import re
@@ -63,28 +63,24 @@ class Literals:
     def __repr__(self):
         return f"Literals({list(self.literals)!r}, grows_at_edge={self.grows_at_edge})"
 
-    def find(self, buf, pos, base, memo, skip=0, stop=-1):
+    def find(self, buf, pos, base, memo):
         """Leftmost complete match at or after `pos` (longest on ties): (start, end) or None.
 
         `memo` maps literal -> (absolute start or -1, absolute end searched to).
-        No literal starts before `skip` (see Horizon); with `stop` >= 0, one
-        starting after `stop` is not looked for (and may come back as None).
         """
         best_start = -1
         best_end = -1
-        size = len(buf)
+        end_abs = base + len(buf)
+        pos_abs = base + pos
         for literal in self.literals:
-            end = size if stop < 0 else min(size, stop + len(literal))
-            end_abs = base + end
             cached = memo.get(literal)
-            pos_abs = base + pos
             if cached is not None and cached[0] >= pos_abs:
                 found = cached[0] - base
             else:
-                start = pos if pos > skip else skip
+                start = pos
                 if cached is not None and cached[0] < 0:
                     start = max(start, cached[1] - len(literal) + 1 - base)
-                found = buf.find(literal, start, end)
+                found = buf.find(literal, start)
                 memo[literal] = (found + base if found >= 0 else -1, end_abs)
             if found >= 0 and (best_start < 0 or found < best_start):
                 best_start, best_end = found, found + len(literal)
@@ -149,11 +145,9 @@ class Pattern:
         "prefix_firsts",
         "longest",
         "simple",
-        "branches",
         "behind",
         "finder",
         "settled",
-        "at_start",
     )
 
     grows_at_edge = True
@@ -167,10 +161,8 @@ class Pattern:
         first_lead=None,
         exact=False,
         simple=False,
-        branches=None,
         behind="",
         settled=None,
-        at_start=(),
     ):
         self.pattern = pattern
         # Smaller patterns for when the buffer settles the look-behind
@@ -179,13 +171,6 @@ class Pattern:
         # Alternatives read by their look-behind: each of their matches and
         # partial matches starts right after one of these characters.
         self.behind = behind
-        # Per alternative: (trigger strings, exact, lead or None), for the
-        # Scanner's prefix rules (compiler/passes/branches.py); None: the
-        # whole pattern is one rule.
-        self.branches = branches
-        # The branches (indices) that start with `^` or `\\A`: they match
-        # only where the text starts (see Scanner.later).
-        self.at_start = tuple(at_start)
         rx = regex_module()
         self.compiled = rx.compile(pattern, rx.DOTALL)
         self.group_names = tuple(self.compiled.groupindex)
@@ -219,13 +204,13 @@ class Pattern:
     def __repr__(self):
         return f"Pattern({self.pattern!r})"
 
-    def _search_simple(self, buf, pos, partial, skip):
+    def _search_simple(self, buf, pos, partial):
         """`search` for a simple pattern: the leftmost trigger string, from
         the run of leads before it; else a trigger prefix or a lead run at
         the end (a partial match)."""
         found_at = -1
         found_end = 0
-        start = pos if pos > skip else skip
+        start = pos
         if self.finder is not None and len(buf) - start > LONG_TEXT:
             found = self.finder.search(buf, start)
             if found is not None:
@@ -299,22 +284,21 @@ class Pattern:
         low = len(buf) - self.longest + 1
         return tail_prefix_start(buf, start if start > low else low, self.prefix_firsts, self.prefixes)
 
-    def search(self, buf, pos, partial, skip=0):
+    def search(self, buf, pos, partial):
         """What `compiled.search(buf, pos, partial=partial)` returns, except
         that an empty partial match at the very end (which holds nothing back)
-        may come back as None. No trigger string starts before `skip` (see
-        Horizon): the search for them starts there, lead runs still from `pos`."""
+        may come back as None."""
         if self.triggers is None:
             return self.compiled.search(buf, pos, partial=partial)
         if self.simple:
-            return self._search_simple(buf, pos, partial, skip)
+            return self._search_simple(buf, pos, partial)
         match = self.compiled.match
         size = len(buf)
         first_partial = None
         start = pos
         ahead = [-1, 0] * len(self.triggers) if size - pos > LONG_TEXT and len(self.triggers) > 1 else None
         while start < size:
-            trigger_at = self._next_trigger(buf, start if start > skip else skip, ahead)
+            trigger_at = self._next_trigger(buf, start, ahead)
             if trigger_at < 0:
                 break
             for candidate in self._starts(buf, self.leads.run_start(buf, trigger_at, start), trigger_at):
@@ -368,25 +352,6 @@ class Lead:
         if self._all is None:
             self._all = regex_module().compile(f"{self.source}*")
         return self._all.fullmatch(text) is not None
-
-
-class FastPath:
-    """What lets a state skip every search (planned by the compiler):
-    no delimiter watched in the state can match, or be pending, in text that
-    holds none of `triggers` and does not end in a `leads` character."""
-
-    __slots__ = ("triggers", "leads", "lead_ascii", "hold_lead")
-
-    def __init__(self, triggers, leads=(), hold_lead=None):
-        self.triggers = tuple(triggers)
-        self.leads = Leads(leads)
-        self.lead_ascii = self.leads.ascii  # read on every token: one attribute hop
-        # While the held text and new text are all in this class, the pending
-        # match stays where it is: more such text changes nothing.
-        self.hold_lead = hold_lead
-
-    def __repr__(self):
-        return f"FastPath({''.join(self.triggers)!r}, leads={self.leads.classes!r})"
 
 
 class Leads:

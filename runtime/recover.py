@@ -107,8 +107,6 @@ class RecoveringParser:
         self._process(events, False)
         return events
 
-    _feed_whole = feed  # what run_parse_response calls for a long text
-
     def finalize(self):
         """End of generation: return (message, final events)."""
         if self._finalized:

@@ -18,7 +18,6 @@ compiler as the order of its searches. This module holds the loop they
 share: route the text before a match, open or close, store the values.
 """
 
-from runtime.scanner import SETTLE_LIMIT
 from runtime.values import _ATOMS, CLOSE, close_region
 
 
@@ -158,11 +157,6 @@ def run_parse_response(parser_class, text, prefix, tools, whole=None):
             messages.append(whole(one_text, one_prefix, tools))
             continue
         parser = parser_class(one_prefix, tools=tools)
-        if len(one_text) > SETTLE_LIMIT and isinstance(one_text, str):
-            # A whole text is no token: straight to the search, without the
-            # common path's table lookup (which would hash all of it).
-            parser._feed_whole(one_text)
-        else:
-            parser.feed(one_text)
+        parser.feed(one_text)
         messages.append(parser.finalize()[0])
     return messages if batched else messages[0]

@@ -16,6 +16,7 @@ from .context import plan_context
 from .literals import literalize_patterns
 from .lookbehind_reach import plan_context_cut
 from .lookbehind_settle import plan_settled
+from .scan_plan import plan_scans
 from .search_hints import plan_fast_paths, plan_search_hints
 from .state_plan import plan_tree_states
 from .states import plan_states
@@ -33,6 +34,7 @@ PIPELINE = (
     plan_fast_paths,  # State.fast
     plan_state_hints,  # State.branch_fast, State.hold_lead
     plan_tree_states,  # State.tree_fast, State.hold_run, State.ahead
+    plan_scans,  # State.scan, State.hold_run_lead
 )
 
 

@@ -37,11 +37,11 @@ from __future__ import annotations
 import dataclasses
 
 from ..ir import Branch, BranchHint, Delimiter, Lead, LiteralDelimiter, Program, RegexDelimiter, StateHint
-from .fast_path import _first, _items, _lead, _NoFastPath, _MAX_SET
+from .fast_path import _MAX_SET, _class_chars, _first, _items, _lead, _literal_strings, _NoFastPath
 from ..regex.analysis import has_lazy, last_set, min_length
 from ..regex.lookbehind_partial import backtrack_literals
 from ..regex.nodes import BOS, START, walk
-from ..regex.nodes import Alt, Anchor, Group, Look, Node
+from ..regex.nodes import Alt, Anchor, Class, Group, Look, Node
 
 _MAX_BRANCHES = 16
 
@@ -62,11 +62,32 @@ def _distribute(items: list[Node], depth: int = 0) -> list[list[Node]]:
     return [items]
 
 
+def _after(look: Node) -> tuple[str, ...] | None:
+    """The strings a positive look-behind's body is exactly one of (a
+    literal, an alternation of literals, a class of a few characters), or None."""
+    if not isinstance(look, Look) or not look.behind or look.negative:
+        return None
+    items = _items(look.body)
+    strings = _literal_strings(items)
+    if strings is None and len(items) == 1 and isinstance(items[0], Class):
+        try:
+            strings = _class_chars(items[0])
+        except _NoFastPath:
+            return None
+    if not strings or not all(strings):
+        return None
+    return tuple(sorted(strings))
+
+
 def _branch(items: list[Node]) -> list[Branch]:
     """One alternative (it may split again after a skipped assertion)."""
     at_start = bool(items) and isinstance(items[0], Anchor) and items[0].kind in (BOS, START)
     skipped = False
     exact_ahead = True
+    after = _after(items[0]) if items else None
+    if after is not None:
+        items = items[1:]  # read as Branch.after: the branch is exact where the text before it ends in one
+    after = after or ()
     while items:
         head = items[0]
         if isinstance(head, Anchor) or (isinstance(head, Look) and (head.behind or head.negative)):
@@ -83,11 +104,11 @@ def _branch(items: list[Node]) -> list[Branch]:
             out = []
             for sequence in _distribute(items):
                 for branch in _branch(sequence):
-                    out.append(
-                        Branch(branch.triggers, branch.leads, None, False, at_start=at_start)
-                        if skipped or not exact_ahead
-                        else branch
-                    )
+                    if skipped or not exact_ahead or (after and (branch.after or not branch.exact)):
+                        branch = Branch(branch.triggers, branch.leads, None, False, at_start=at_start)
+                    elif after:  # exact but for the look-behind read before the alternation
+                        branch = Branch(branch.triggers, branch.leads, None, False, at_start=at_start, after=after)
+                    out.append(branch)
             return out
         break
     leads: list[Lead] = []
@@ -111,6 +132,8 @@ def _branch(items: list[Node]) -> list[Branch]:
     exact = (
         not skipped and exact_ahead and (not leads or (len(leads) == 1 and hold_lead is not None and optional_leads))
     )
+    if exact and after:  # exact where the text before the match ends in one of `after`
+        return [Branch(tuple(sorted(triggers)), tuple(leads), None, False, at_start=at_start, after=after)]
     return [Branch(tuple(sorted(triggers)), tuple(leads), hold_lead if exact else None, exact, at_start=at_start)]
 
 

@@ -21,7 +21,6 @@ With `recover=True` (both), a region whose value fails to parse ends with a
 
 from runtime.core import (
     CLOSE,
-    FastPath,
     Field,
     Lead,
     Leads,
@@ -29,10 +28,14 @@ from runtime.core import (
     OPEN,
     Pattern,
     Placeholder,
+    SHORT,
     StreamParser,
     WHOLE_LIMIT,
     close_region,
+    hold_start,
+    prefix_rules,
     run_parse_response,
+    tail_prefix_start,
     tool_parameters,
 )
 from runtime.whole import tail_state
@@ -88,13 +91,7 @@ REASONING_CONTENT_OPEN = Pattern(
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
-    "<\\|end\\|>|(?=\\s*<\\|start\\|>)",
-    triggers=["<|end|>", "<|start|>"],
-    leads=(LEAD_0,),
-    branches=(
-        (["<|end|>"], True, None),
-        (["<|start|>"], True, LEAD_0),
-    ),
+    "<\\|end\\|>|(?=\\s*<\\|start\\|>)", triggers=["<|end|>", "<|start|>"], leads=(LEAD_0,)
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -113,7 +110,6 @@ CONTENT_OPEN = Pattern(
     "\\s*(?:<\\|start\\|>assistant\\s*)?(?<!to=(?!assistant\\b)[^\\s<]{1,200}\\s{0,20})<\\|channel\\|>(?:final|commentary)\\s*<\\|message\\|>",
     triggers=["<|channel|>", "<|start|>assistant"],
     leads=(LEAD_0,),
-    branches=((["<|channel|>", "<|start|>assistant"], False, None),),
 )
 # fields.content.close
 CONTENT_CLOSE = Literals(["<|return|>", "<|end|>"], grows_at_edge=False)
@@ -125,6 +121,130 @@ TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
 RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
+TAIL_0 = frozenset(
+    [
+        "<",
+        "<|",
+        "<|c",
+        "<|ch",
+        "<|cha",
+        "<|chan",
+        "<|chann",
+        "<|channe",
+        "<|channel",
+        "<|channel|",
+        "<|s",
+        "<|st",
+        "<|sta",
+        "<|star",
+        "<|start",
+        "<|start|",
+        "<|start|>",
+        "<|start|>a",
+        "<|start|>as",
+        "<|start|>ass",
+        "<|start|>assi",
+        "<|start|>assis",
+        "<|start|>assist",
+        "<|start|>assista",
+        "<|start|>assistan",
+    ]
+)
+TAIL_1 = frozenset(
+    [
+        "<",
+        "<|",
+        "<|c",
+        "<|ch",
+        "<|cha",
+        "<|chan",
+        "<|chann",
+        "<|channe",
+        "<|channel",
+        "<|channel|",
+        "<|channel|>",
+        "<|channel|>a",
+        "<|channel|>an",
+        "<|channel|>ana",
+        "<|channel|>anal",
+        "<|channel|>analy",
+        "<|channel|>analys",
+        "<|channel|>analysi",
+        "<|s",
+        "<|st",
+        "<|sta",
+        "<|star",
+        "<|start",
+        "<|start|",
+        "<|start|>",
+        "<|start|>a",
+        "<|start|>as",
+        "<|start|>ass",
+        "<|start|>assi",
+        "<|start|>assis",
+        "<|start|>assist",
+        "<|start|>assista",
+        "<|start|>assistan",
+    ]
+)
+TAIL_2 = frozenset(
+    [
+        "<",
+        "<|",
+        "<|c",
+        "<|ch",
+        "<|cha",
+        "<|chan",
+        "<|chann",
+        "<|channe",
+        "<|channel",
+        "<|channel|",
+        "<|s",
+        "<|st",
+        "<|sta",
+        "<|star",
+        "<|start",
+        "<|start|",
+        "<|start|>",
+        "<|start|>a",
+        "<|start|>as",
+        "<|start|>ass",
+        "<|start|>assi",
+        "<|start|>assis",
+        "<|start|>assist",
+        "<|start|>assista",
+        "<|start|>assistan",
+        "t",
+        "to",
+        "to=",
+        "to=f",
+        "to=fu",
+        "to=fun",
+        "to=func",
+        "to=funct",
+        "to=functi",
+        "to=functio",
+        "to=function",
+        "to=functions",
+    ]
+)
+TAIL_3 = frozenset(
+    [
+        "<",
+        "<|",
+        "<|e",
+        "<|en",
+        "<|end",
+        "<|end|",
+        "<|s",
+        "<|st",
+        "<|sta",
+        "<|star",
+        "<|start",
+        "<|start|",
+    ]
+)
+TAIL_4 = frozenset(["<", "<|", "<|c", "<|ca", "<|cal", "<|call", "<|call|"])
 
 FIELDS = (
     Field(
@@ -159,27 +279,170 @@ IMPLICIT = None
 DEFAULTS = {"role": "assistant"}
 
 
+# What hold_implicit reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_IMPLICIT = prefix_rules(
+    (
+        ("<|channel|>analysis", (LEAD_0, (), None)),
+        ("<|start|>assistant", (LEAD_0, (), None)),
+        ("<|channel|>", (LEAD_0, (), None)),
+        ("to=functions.", (LEAD_0, (), None)),
+        ("<|channel|>", (None, (), CONTENT_OPEN)),
+        ("<|start|>assistant", (None, (), CONTENT_OPEN)),
+    )
+)
+
+
+def hold_implicit(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if (
+        "<|channel|>analysis" in tail
+        or "<|start|>assistant" in tail
+        or "<|channel|>" in tail
+        or "to=functions." in tail
+    ):
+        return -1, False
+    size = len(tail)
+    low = size - 18 if size > 18 else 0
+    for at in range(low, size):
+        if tail[at] in "<t":
+            rule = HOLD_IMPLICIT.get(tail[at:], False)
+            if rule is not False:
+                start = hold_start(tail, at, rule, parser, pos)
+                if start >= 0:
+                    return start, True
+                if start < -1:
+                    return -1, False
+    last = tail[-1]
+    if last in RUN_0 or last >= "\x80" and IN_RUN_0(last):
+        r = len(tail) - 1
+        while r > 0 and ((c := tail[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+            r -= 1
+        return r, False
+    return len(tail), False
+
+
+# What hold_reasoning_content reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_REASONING_CONTENT = prefix_rules(
+    (
+        ("<|end|>", (None, (), None)),
+        ("<|start|>", (LEAD_0, (), None)),
+    )
+)
+
+
+def hold_reasoning_content(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if "<|end|>" in tail or "<|start|>" in tail:
+        return -1, False
+    size = len(tail)
+    low = size - 8 if size > 8 else 0
+    at = tail.find("<", low)
+    while at >= 0:
+        rule = HOLD_REASONING_CONTENT.get(tail[at:], False)
+        if rule is not False:
+            start = hold_start(tail, at, rule, parser, pos)
+            if start >= 0:
+                return start, True
+            if start < -1:
+                return -1, False
+        at = tail.find("<", at + 1)
+    last = tail[-1]
+    if last in RUN_0 or last >= "\x80" and IN_RUN_0(last):
+        r = len(tail) - 1
+        while r > 0 and ((c := tail[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+            r -= 1
+        return r, False
+    return len(tail), False
+
+
+# What hold_tool_calls reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_TOOL_CALLS = prefix_rules((("<|call|>", (None, (), None)),))
+
+
+def hold_tool_calls(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if "<|call|>" in tail:
+        return -1, False
+    size = len(tail)
+    low = size - 7 if size > 7 else 0
+    at = tail.find("<", low)
+    while at >= 0:
+        rule = HOLD_TOOL_CALLS.get(tail[at:], False)
+        if rule is not False:
+            start = hold_start(tail, at, rule, parser, pos)
+            if start >= 0:
+                return start, True
+            if start < -1:
+                return -1, False
+        at = tail.find("<", at + 1)
+    return len(tail), False
+
+
+# What hold_content reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_CONTENT = prefix_rules(
+    (
+        ("<|return|>", (None, (), None)),
+        ("<|end|>", (None, (), None)),
+    )
+)
+
+
+def hold_content(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if "<|return|>" in tail or "<|end|>" in tail:
+        return -1, False
+    size = len(tail)
+    low = size - 9 if size > 9 else 0
+    at = tail.find("<", low)
+    while at >= 0:
+        rule = HOLD_CONTENT.get(tail[at:], False)
+        if rule is not False:
+            start = hold_start(tail, at, rule, parser, pos)
+            if start >= 0:
+                return start, True
+            if start < -1:
+                return -1, False
+        at = tail.find("<", at + 1)
+    return len(tail), False
+
+
 class ResponseParser(StreamParser):
     """Streaming parser for this template; `prefix` is required ("" opts out)."""
 
+    __slots__ = ()
     FIELDS = FIELDS
     IMPLICIT = IMPLICIT
     DEFAULTS = DEFAULTS
     RECOVERING = RecoveringParser
     START_ANCHOR = Literals(["<|start|>assistant"], grows_at_edge=False)
-    ANCHOR_FROM_END = "<|start|>assistant"  # its last match is its rfind: it cannot overlap itself
     CONTEXT = 224
-    # Per state, where it differs: what its own delimiters read behind the read position.
-    SCAN_CONTEXT = {
-        0: 1,
-        1: 1,
-        2: 0,
-    }
-    # States whose delimiters read nothing behind the read position: a whole
-    # text that starts in one is searched without the context before it.
-    BLIND = frozenset({0, 1, 2})
-    # What each state searches for: -1 is the implicit region (or null sink),
-    # otherwise the index of the open explicit field.
+    # The states whose held text their scan (hold_*) answers for.
+    SCANNED = frozenset({-1, 0, 1, 2})
+    SCANS = {-1: hold_implicit, 0: hold_reasoning_content, 1: hold_tool_calls, 2: hold_content}
+    # Per state: the lead of which a held run stays a partial match from its start.
+    HOLD_LEAD = {-1: LEAD_0, 0: LEAD_0}
+    # What each state searches for (read by recover=True): -1 is the implicit
+    # region (or null sink), otherwise the index of the open explicit field.
     WATCH = {
         -1: (
             (OPEN, 0, REASONING_CONTENT_OPEN),
@@ -190,14 +453,388 @@ class ResponseParser(StreamParser):
         1: ((CLOSE, 1, TOOL_CALLS_CLOSE),),  # tool_calls: close tool_calls
         2: ((CLOSE, 2, CONTENT_CLOSE),),  # content: close content
     }
-    # Per state: text holding none of these characters (and not ending in a
-    # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {
-        -1: FastPath("<t", leads=(LEAD_0,), hold_lead=LEAD_0),
-        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
-        1: FastPath("<"),
-        2: FastPath("<"),
-    }
+
+    @staticmethod
+    def prompt_tail(prefix):
+        """The prompt after the start anchor's last match (all of it when there is none)."""
+        at = prefix.rfind(
+            "<|start|>assistant"
+        )  # its last match is its rfind: it cannot overlap itself
+        return prefix[at + 18 :] if at >= 0 else prefix
+
+    def feed(self, text):
+        """More output: the events it makes. Text that can start no
+        delimiter of the state is routed here, without a search."""
+        ready = self._ready
+        if ready == -1:  # implicit region: nothing held, or a lead run
+            if (
+                text
+                and "<" not in text
+                and "t" not in text
+                and not ((last := text[-1]) in RUN_0 or last >= "\x80" and IN_RUN_0(last))
+            ):
+                if self._held:
+                    text = self._held + text
+                    self._held = ""
+                self._body.append(text)
+                return []
+            if (
+                self._held
+                and "<" not in text
+                and "t" not in text
+                and text.isascii()
+                and not text.strip(RUN_0)
+            ):
+                held = self._held
+                self._held = ""
+                held += text
+                self._held = held
+                return []
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_implicit(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 999 if waits else -1)
+        elif ready == 999:  # implicit region: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_implicit(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 999 if waits else -1)
+        elif ready == 1999:  # implicit region: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        elif ready == 0:  # reasoning_content: nothing held, or a lead run
+            if (
+                text
+                and "<" not in text
+                and not ((last := text[-1]) in RUN_0 or last >= "\x80" and IN_RUN_0(last))
+            ):
+                if self._held:
+                    text = self._held + text
+                    self._held = ""
+                self._body.append(text)
+                return [
+                    {
+                        "type": "region_chunk",
+                        "field": "reasoning_content",
+                        "text": text,
+                        "dirty": False,
+                    }
+                ]
+            if self._held and "<" not in text and text.isascii() and not text.strip(RUN_0):
+                held = self._held
+                self._held = ""
+                held += text
+                self._held = held
+                return []
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_reasoning_content(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1000 if waits else 0)
+        elif ready == 1000:  # reasoning_content: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_reasoning_content(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1000 if waits else 0)
+        elif ready == 2000:  # reasoning_content: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        elif ready == 1:  # tool_calls: nothing held, or a lead run
+            if text and "<" not in text:
+                self._body.append(text)
+                return [
+                    {"type": "region_chunk", "field": "tool_calls", "text": text, "dirty": True}
+                ]
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_tool_calls(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1001 if waits else 1)
+        elif ready == 1001:  # tool_calls: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_tool_calls(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1001 if waits else 1)
+        elif ready == 2001:  # tool_calls: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        elif ready == 2:  # content: nothing held, or a lead run
+            if text and "<" not in text:
+                self._body.append(text)
+                return [{"type": "region_chunk", "field": "content", "text": text, "dirty": False}]
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_content(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1002 if waits else 2)
+        elif ready == 1002:  # content: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_content(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1002 if waits else 2)
+        elif ready == 2002:  # content: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        return self._slow(text)
+
+    def _process(self, events, eos):
+        """The reference's steps on the buffer (SPEC steps 1-5): each
+        state's watched delimiters searched from the read position (a
+        search is kept while its match lies ahead), the best committable
+        match taken, else the text up to the hold routed."""
+        buf = self._buf
+        pos = self._pos
+        size = len(buf)
+        moved = False
+        d0 = d1 = d2 = d3 = d4 = d5 = d6 = t0 = t1 = t2 = t3 = t4 = t5 = t6 = -2
+        while True:
+            state = self._state
+            start = -1
+            hold = size
+            if (
+                state == -1
+            ):  # implicit region: open content, open reasoning_content, open tool_calls
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and (at := hold_implicit(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d0 < pos and d0 != -1:
+                        if t0 < pos and t0 != -1:
+                            t0 = buf.find("<|channel|>", pos)
+                        if t1 < pos and t1 != -1:
+                            t1 = buf.find("<|start|>assistant", pos)
+                        at, n = t0, 11
+                        if t1 >= 0 and (at < 0 or t1 < at):
+                            at, n = t1, 18
+                        if (at >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 17 else size - 17, "<", TAIL_0
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m0 = (
+                                CONTENT_OPEN.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else CONTENT_OPEN.search(buf, pos, not eos)
+                            )
+                            d0 = -1 if m0 is None else m0.start()
+                        else:
+                            d0 = -1
+                    if d0 >= 0:
+                        e = m0.end()
+                        if not eos and (m0.partial or e == size):
+                            if d0 < hold:
+                                hold = d0
+                        elif start < 0 or d0 < start or (d0 == start and e - d0 > end - start):
+                            start, end, index, match = d0, e, 2, None
+                    if d1 < pos and d1 != -1:
+                        if t2 < pos and t2 != -1:
+                            t2 = buf.find("<|channel|>analysis", pos)
+                        if t1 < pos and t1 != -1:
+                            t1 = buf.find("<|start|>assistant", pos)
+                        at, n = t2, 19
+                        if t1 >= 0 and (at < 0 or t1 < at):
+                            at, n = t1, 18
+                        if (at >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 18 else size - 18, "<", TAIL_1
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m1 = (
+                                REASONING_CONTENT_OPEN.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else REASONING_CONTENT_OPEN.search(buf, pos, not eos)
+                            )
+                            d1 = -1 if m1 is None else m1.start()
+                        else:
+                            d1 = -1
+                    if d1 >= 0:
+                        e = m1.end()
+                        if not eos and (m1.partial or e == size):
+                            if d1 < hold:
+                                hold = d1
+                        elif start < 0 or d1 < start or (d1 == start and e - d1 > end - start):
+                            start, end, index, match = d1, e, 0, None
+                    if d2 < pos and d2 != -1:
+                        if t0 < pos and t0 != -1:
+                            t0 = buf.find("<|channel|>", pos)
+                        if t1 < pos and t1 != -1:
+                            t1 = buf.find("<|start|>assistant", pos)
+                        if t3 < pos and t3 != -1:
+                            t3 = buf.find("to=functions.", pos)
+                        at, n = t0, 11
+                        if t1 >= 0 and (at < 0 or t1 < at):
+                            at, n = t1, 18
+                        if t3 >= 0 and (at < 0 or t3 < at):
+                            at, n = t3, 13
+                        if (at >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 17 else size - 17, "<t", TAIL_2
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m2 = (
+                                TOOL_CALLS_OPEN.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else TOOL_CALLS_OPEN.search(buf, pos, not eos)
+                            )
+                            d2 = -1 if m2 is None else m2.start()
+                        else:
+                            d2 = -1
+                    if d2 >= 0:
+                        e = m2.end()
+                        if not eos and (m2.partial or e == size):
+                            if d2 < hold:
+                                hold = d2
+                        elif start < 0 or d2 < start or (d2 == start and e - d2 > end - start):
+                            start, end, index, match = d2, e, 1, m2
+            elif state == 0:  # reasoning_content: close reasoning_content
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and (at := hold_reasoning_content(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d3 < pos and d3 != -1:
+                        if t4 < pos and t4 != -1:
+                            t4 = buf.find("<|end|>", pos)
+                        if t5 < pos and t5 != -1:
+                            t5 = buf.find("<|start|>", pos)
+                        at, n = t4, 7
+                        if t5 >= 0 and (at < 0 or t5 < at):
+                            at, n = t5, 9
+                        if (at >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 8 else size - 8, "<", TAIL_3
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m3 = (
+                                REASONING_CONTENT_CLOSE.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else REASONING_CONTENT_CLOSE.search(buf, pos, not eos)
+                            )
+                            d3 = -1 if m3 is None else m3.start()
+                        else:
+                            d3 = -1
+                    if d3 >= 0:
+                        e = m3.end()
+                        if not eos and (m3.partial or e == size):
+                            if d3 < hold:
+                                hold = d3
+                        elif start < 0 or d3 < start or (d3 == start and e - d3 > end - start):
+                            start, end, index, match = d3, e, -1, None
+            elif state == 1:  # tool_calls: close tool_calls
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and (at := hold_tool_calls(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d4 < pos and d4 != -1:
+                        if t6 < pos and t6 != -1:
+                            t6 = buf.find("<|call|>", pos)
+                        if (t6 >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 7 else size - 7, "<", TAIL_4
+                                )
+                                >= 0
+                            )
+                        ):
+                            m4 = (
+                                TOOL_CALLS_CLOSE.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else TOOL_CALLS_CLOSE.search(buf, pos, not eos)
+                            )
+                            d4 = -1 if m4 is None else m4.start()
+                        else:
+                            d4 = -1
+                    if d4 >= 0:
+                        e = m4.end()
+                        if not eos and (m4.partial or e == size):
+                            if d4 < hold:
+                                hold = d4
+                        elif start < 0 or d4 < start or (d4 == start and e - d4 > end - start):
+                            start, end, index, match = d4, e, -1, None
+            elif state == 2:  # content: close content
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and (at := hold_content(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d5 < pos and d5 != -1:
+                        d5 = buf.find("<|return|>", pos)
+                    if d6 < pos and d6 != -1:
+                        d6 = buf.find("<|end|>", pos)
+                    at, n = d5, 10
+                    if d6 >= 0 and (at < 0 or d6 < at):
+                        at, n = d6, 7
+                    if at >= 0:
+                        if start < 0 or at < start or (at == start and at + n - at > end - start):
+                            start, end, index, match = at, at + n, -1, None
+                    elif not eos:
+                        p = CONTENT_CLOSE.partial_start(buf, pos)
+                        if 0 <= p < hold:
+                            hold = p
+            if 0 <= start < hold:
+                if start > pos:
+                    self._route(events, buf[pos:start])
+                pos = end
+                moved = True
+                if index >= 0:
+                    self._open(events, index, match)
+                    continue
+                had_text = self._opened
+                self._close(events)
+                if not had_text and start == end:
+                    break  # a zero-width close of an empty region would fire forever
+                continue
+            if eos:
+                if pos < size:
+                    self._route(events, buf[pos:])
+                    pos = size
+                self._close(events)
+            elif hold > pos:
+                self._route(events, buf[pos:hold])
+                pos = hold
+            break
+        self._pos = pos
 
 
 def parse_whole_text(text, prefix, tools):
@@ -209,8 +846,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    at = prefix.rfind(ResponseParser.ANCHOR_FROM_END) if prefix else -1
-    tail = prefix[at + 18 :] if at >= 0 else prefix
+    tail = ResponseParser.prompt_tail(prefix) if prefix else ""
     if tail:
         # the generation prompt's tail, as the reference feeds it
         state, pos, pieces, captures, opened = tail_state(ResponseParser, tail, output, params)

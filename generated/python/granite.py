@@ -21,18 +21,21 @@ With `recover=True` (both), a region whose value fails to parse ends with a
 
 from runtime.core import (
     CLOSE,
-    FastPath,
     Field,
     Lead,
     Leads,
     OPEN,
     Pattern,
     Placeholder,
+    SHORT,
     StreamParser,
     WHOLE_LIMIT,
     close_region,
+    hold_start,
     last_anchor_end,
+    prefix_rules,
     run_parse_response,
+    tail_prefix_start,
     tool_parameters,
 )
 from runtime.whole import tail_state
@@ -81,23 +84,12 @@ REASONING_CONTENT_OPEN = Pattern(
     "^\\s*(?:Here is|Here's) my thought process:|\\s*<think>",
     triggers=["<think>", "Here is", "Here's"],
     leads=(LEAD_0,),
-    branches=(
-        (["Here is", "Here's"], False, None),
-        (["<think>"], True, LEAD_0),
-    ),
-    at_start=(0,),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
     "</think>|(?:Here is|Here's) my response:|(?=\\s*<\\|tool_call\\|>)",
     triggers=["</think>", "<|tool_call|>", "Here is my response:", "Here's my response:"],
     leads=(LEAD_0,),
-    branches=(
-        (["</think>"], True, None),
-        (["Here is my response:"], True, None),
-        (["Here's my response:"], True, None),
-        (["<|tool_call|>"], True, LEAD_0),
-    ),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -114,10 +106,6 @@ TOOL_CALLS_CLOSE = Pattern(
     leads=(
         LEAD_0,
         LEAD_1,
-    ),
-    branches=(
-        (["<|end_of_text|>"], False, None),
-        (["\n"], False, None),
     ),
 )
 # fields.content.close_pattern
@@ -144,6 +132,156 @@ RUN_1, IN_RUN_1 = (
             LEAD_1,
         )
     ).holds_char,
+)
+TAIL_0 = frozenset(
+    [
+        "<",
+        "<t",
+        "<th",
+        "<thi",
+        "<thin",
+        "<think",
+        "H",
+        "He",
+        "Her",
+        "Here",
+        "Here ",
+        "Here i",
+        "Here'",
+    ]
+)
+TAIL_1 = frozenset(
+    [
+        "<",
+        "<t",
+        "<to",
+        "<too",
+        "<tool",
+        "<tool_",
+        "<tool_c",
+        "<tool_ca",
+        "<tool_cal",
+        "<tool_call",
+        "<|",
+        "<|t",
+        "<|to",
+        "<|too",
+        "<|tool",
+        "<|tool_",
+        "<|tool_c",
+        "<|tool_ca",
+        "<|tool_cal",
+        "<|tool_call",
+        "<|tool_call|",
+    ]
+)
+TAIL_2 = frozenset(
+    [
+        "<",
+        "</",
+        "</r",
+        "</re",
+        "</res",
+        "</resp",
+        "</respo",
+        "</respon",
+        "</respons",
+        "</response",
+        "<r",
+        "<re",
+        "<res",
+        "<resp",
+        "<respo",
+        "<respon",
+        "<respons",
+        "<response",
+        "<|",
+        "<|e",
+        "<|en",
+        "<|end",
+        "<|end_",
+        "<|end_o",
+        "<|end_of",
+        "<|end_of_",
+        "<|end_of_t",
+        "<|end_of_te",
+        "<|end_of_tex",
+        "<|end_of_text",
+        "<|end_of_text|",
+    ]
+)
+TAIL_3 = frozenset(
+    [
+        "<",
+        "</",
+        "</t",
+        "</th",
+        "</thi",
+        "</thin",
+        "</think",
+        "<|",
+        "<|t",
+        "<|to",
+        "<|too",
+        "<|tool",
+        "<|tool_",
+        "<|tool_c",
+        "<|tool_ca",
+        "<|tool_cal",
+        "<|tool_call",
+        "<|tool_call|",
+        "H",
+        "He",
+        "Her",
+        "Here",
+        "Here ",
+        "Here i",
+        "Here is",
+        "Here is ",
+        "Here is m",
+        "Here is my",
+        "Here is my ",
+        "Here is my r",
+        "Here is my re",
+        "Here is my res",
+        "Here is my resp",
+        "Here is my respo",
+        "Here is my respon",
+        "Here is my respons",
+        "Here is my response",
+        "Here'",
+        "Here's",
+        "Here's ",
+        "Here's m",
+        "Here's my",
+        "Here's my ",
+        "Here's my r",
+        "Here's my re",
+        "Here's my res",
+        "Here's my resp",
+        "Here's my respo",
+        "Here's my respon",
+        "Here's my respons",
+        "Here's my response",
+    ]
+)
+TAIL_4 = frozenset(
+    [
+        "<",
+        "<|",
+        "<|e",
+        "<|en",
+        "<|end",
+        "<|end_",
+        "<|end_o",
+        "<|end_of",
+        "<|end_of_",
+        "<|end_of_t",
+        "<|end_of_te",
+        "<|end_of_tex",
+        "<|end_of_text",
+        "<|end_of_text|",
+    ]
 )
 
 FIELDS = (
@@ -176,25 +314,151 @@ IMPLICIT = 2
 DEFAULTS = {"role": "assistant"}
 
 
+# What hold_implicit reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_IMPLICIT = prefix_rules(
+    (
+        ("<think>", (LEAD_0, (), None)),
+        ("<tool_call>", (LEAD_0, (), None)),
+        ("<|tool_call|>", (LEAD_0, (), None)),
+        ("</response>", (LEAD_0, (), None)),
+        ("<response>", (LEAD_0, (), None)),
+        ("<|end_of_text|>", (LEAD_0, (), None)),
+    )
+)
+
+
+def hold_implicit(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if (
+        "<think>" in tail
+        or "<tool_call>" in tail
+        or "<|tool_call|>" in tail
+        or "</response>" in tail
+        or "<response>" in tail
+        or "<|end_of_text|>" in tail
+    ):
+        return -1, False
+    size = len(tail)
+    low = size - 14 if size > 14 else 0
+    at = tail.find("<", low)
+    while at >= 0:
+        rule = HOLD_IMPLICIT.get(tail[at:], False)
+        if rule is not False:
+            start = hold_start(tail, at, rule, parser, pos)
+            if start >= 0:
+                return start, True
+            if start < -1:
+                return -1, False
+        at = tail.find("<", at + 1)
+    last = tail[-1]
+    if last in RUN_0 or last >= "\x80" and IN_RUN_0(last):
+        r = len(tail) - 1
+        while r > 0 and ((c := tail[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+            r -= 1
+        return r, False
+    return len(tail), False
+
+
+# What hold_reasoning_content reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_REASONING_CONTENT = prefix_rules(
+    (
+        ("</think>", (None, (), None)),
+        ("Here is my response:", (None, (), None)),
+        ("Here's my response:", (None, (), None)),
+        ("<|tool_call|>", (LEAD_0, (), None)),
+    )
+)
+
+
+def hold_reasoning_content(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if (
+        "</think>" in tail
+        or "Here is my response:" in tail
+        or "Here's my response:" in tail
+        or "<|tool_call|>" in tail
+    ):
+        return -1, False
+    size = len(tail)
+    low = size - 19 if size > 19 else 0
+    for at in range(low, size):
+        if tail[at] in "<H":
+            rule = HOLD_REASONING_CONTENT.get(tail[at:], False)
+            if rule is not False:
+                start = hold_start(tail, at, rule, parser, pos)
+                if start >= 0:
+                    return start, True
+                if start < -1:
+                    return -1, False
+    last = tail[-1]
+    if last in RUN_0 or last >= "\x80" and IN_RUN_0(last):
+        r = len(tail) - 1
+        while r > 0 and ((c := tail[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+            r -= 1
+        return r, False
+    return len(tail), False
+
+
+# What hold_tool_calls reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_TOOL_CALLS = prefix_rules((("<|end_of_text|>", (LEAD_0, ("]",), None)),))
+
+
+def hold_tool_calls(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if "<|end_of_text|>" in tail or "\n" in tail:
+        return -1, False
+    size = len(tail)
+    low = size - 14 if size > 14 else 0
+    at = tail.find("<", low)
+    while at >= 0:
+        rule = HOLD_TOOL_CALLS.get(tail[at:], False)
+        if rule is not False:
+            start = hold_start(tail, at, rule, parser, pos)
+            if start >= 0:
+                return start, True
+            if start < -1:
+                return -1, False
+        at = tail.find("<", at + 1)
+    last = tail[-1]
+    if last in RUN_1 or last >= "\x80" and IN_RUN_1(last):
+        return -1, False
+    return len(tail), False
+
+
 class ResponseParser(StreamParser):
     """Streaming parser for this template; `prefix` is required ("" opts out)."""
 
+    __slots__ = ()
     FIELDS = FIELDS
     IMPLICIT = IMPLICIT
     DEFAULTS = DEFAULTS
     RECOVERING = RecoveringParser
     START_ANCHOR = Pattern("<\\|start_of_role\\|>assistant(?: [^<]*)?<\\|end_of_role\\|>")
     CONTEXT = 2
-    # Per state, where it differs: what its own delimiters read behind the read position.
-    SCAN_CONTEXT = {
-        -1: 1,
-        0: 1,
-    }
-    # States whose delimiters read nothing behind the read position: a whole
-    # text that starts in one is searched without the context before it.
-    BLIND = frozenset({0})
-    # What each state searches for: -1 is the implicit region (or null sink),
-    # otherwise the index of the open explicit field.
+    # The states whose held text their scan (hold_*) answers for.
+    SCANNED = frozenset({-1, 0, 1})
+    SCANS = {-1: hold_implicit, 0: hold_reasoning_content, 1: hold_tool_calls}
+    # Per state: the lead of which a held run stays a partial match from its start.
+    HOLD_LEAD = {-1: LEAD_0, 0: LEAD_0}
+    # Scanned states with an alternative that matches only where the text starts.
+    AT_START = frozenset({-1})
+    # What each state searches for (read by recover=True): -1 is the implicit
+    # region (or null sink), otherwise the index of the open explicit field.
     WATCH = {
         -1: (
             (OPEN, 0, REASONING_CONTENT_OPEN),
@@ -204,19 +468,385 @@ class ResponseParser(StreamParser):
         0: ((CLOSE, 0, REASONING_CONTENT_CLOSE),),  # reasoning_content: close reasoning_content
         1: ((CLOSE, 1, TOOL_CALLS_CLOSE),),  # tool_calls: close tool_calls
     }
-    # Per state: text holding none of these characters (and not ending in a
-    # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {
-        -1: FastPath("<H", leads=(LEAD_0,), hold_lead=LEAD_0),
-        0: FastPath("<H", leads=(LEAD_0,), hold_lead=LEAD_0),
-        1: FastPath(
-            "\n<",
-            leads=(
-                LEAD_0,
-                LEAD_1,
-            ),
-        ),
-    }
+
+    @staticmethod
+    def prompt_tail(prefix):
+        """The prompt after the start anchor's last match (all of it when there is none)."""
+        end = last_anchor_end(ResponseParser.START_ANCHOR, prefix)
+        return prefix if end is None else prefix[end:]
+
+    def feed(self, text):
+        """More output: the events it makes. Text that can start no
+        delimiter of the state is routed here, without a search."""
+        ready = self._ready
+        if ready == -1:  # implicit region: nothing held, or a lead run
+            if (
+                text
+                and "<" not in text
+                and "H" not in text
+                and not ((last := text[-1]) in RUN_0 or last >= "\x80" and IN_RUN_0(last))
+            ):
+                if self._held:
+                    text = self._held + text
+                    self._held = ""
+                self._body.append(text)
+                if not self._opened:
+                    self._opened = True
+                    return [
+                        {"type": "region_open", "field": "content"},
+                        {"type": "region_chunk", "field": "content", "text": text, "dirty": False},
+                    ]
+                return [{"type": "region_chunk", "field": "content", "text": text, "dirty": False}]
+            if (
+                self._held
+                and "<" not in text
+                and "H" not in text
+                and text.isascii()
+                and not text.strip(RUN_0)
+            ):
+                held = self._held
+                self._held = ""
+                held += text
+                self._held = held
+                return []
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_implicit(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 999 if waits else -1)
+        elif ready == 999:  # implicit region: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_implicit(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 999 if waits else -1)
+        elif ready == 1999:  # implicit region: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        elif ready == 0:  # reasoning_content: nothing held, or a lead run
+            if (
+                text
+                and "<" not in text
+                and "H" not in text
+                and not ((last := text[-1]) in RUN_0 or last >= "\x80" and IN_RUN_0(last))
+            ):
+                if self._held:
+                    text = self._held + text
+                    self._held = ""
+                self._body.append(text)
+                return [
+                    {
+                        "type": "region_chunk",
+                        "field": "reasoning_content",
+                        "text": text,
+                        "dirty": False,
+                    }
+                ]
+            if (
+                self._held
+                and "<" not in text
+                and "H" not in text
+                and text.isascii()
+                and not text.strip(RUN_0)
+            ):
+                held = self._held
+                self._held = ""
+                held += text
+                self._held = held
+                return []
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_reasoning_content(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1000 if waits else 0)
+        elif ready == 1000:  # reasoning_content: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_reasoning_content(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1000 if waits else 0)
+        elif ready == 2000:  # reasoning_content: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        elif ready == 1:  # tool_calls: nothing held, or a lead run
+            if (
+                text
+                and "\n" not in text
+                and "<" not in text
+                and not ((last := text[-1]) in RUN_1 or last >= "\x80" and IN_RUN_1(last))
+            ):
+                self._body.append(text)
+                return [
+                    {"type": "region_chunk", "field": "tool_calls", "text": text, "dirty": True}
+                ]
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_tool_calls(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1001 if waits else 1)
+        elif ready == 1001:  # tool_calls: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_tool_calls(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1001 if waits else 1)
+        elif ready == 2001:  # tool_calls: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        return self._slow(text)
+
+    def _process(self, events, eos):
+        """The reference's steps on the buffer (SPEC steps 1-5): each
+        state's watched delimiters searched from the read position (a
+        search is kept while its match lies ahead), the best committable
+        match taken, else the text up to the hold routed."""
+        buf = self._buf
+        pos = self._pos
+        size = len(buf)
+        moved = False
+        d0 = d1 = d2 = d3 = d4 = t0 = t1 = t2 = t3 = t4 = t5 = t6 = t7 = t8 = t9 = t10 = t11 = -2
+        while True:
+            state = self._state
+            start = -1
+            hold = size
+            if (
+                state == -1
+            ):  # implicit region: open reasoning_content, open tool_calls, close content
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and self._base + pos
+                    and (at := hold_implicit(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d0 < pos and d0 != -1:
+                        if t0 < pos and t0 != -1:
+                            t0 = buf.find("<think>", pos)
+                        if t1 < pos and t1 != -1:
+                            t1 = buf.find("Here is", pos)
+                        if t2 < pos and t2 != -1:
+                            t2 = buf.find("Here's", pos)
+                        at, n = t0, 7
+                        if t1 >= 0 and (at < 0 or t1 < at):
+                            at, n = t1, 7
+                        if t2 >= 0 and (at < 0 or t2 < at):
+                            at, n = t2, 6
+                        if (at >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 6 else size - 6, "<H", TAIL_0
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m0 = (
+                                REASONING_CONTENT_OPEN.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else REASONING_CONTENT_OPEN.search(buf, pos, not eos)
+                            )
+                            d0 = -1 if m0 is None else m0.start()
+                        else:
+                            d0 = -1
+                    if d0 >= 0:
+                        e = m0.end()
+                        if not eos and (m0.partial or e == size):
+                            if d0 < hold:
+                                hold = d0
+                        elif start < 0 or d0 < start or (d0 == start and e - d0 > end - start):
+                            start, end, index, match = d0, e, 0, None
+                    if d1 < pos and d1 != -1:
+                        if t3 < pos and t3 != -1:
+                            t3 = buf.find("<tool_call>", pos)
+                        if t4 < pos and t4 != -1:
+                            t4 = buf.find("<|tool_call|>", pos)
+                        at, n = t3, 11
+                        if t4 >= 0 and (at < 0 or t4 < at):
+                            at, n = t4, 13
+                        if (at >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 12 else size - 12, "<", TAIL_1
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m1 = (
+                                TOOL_CALLS_OPEN.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else TOOL_CALLS_OPEN.search(buf, pos, not eos)
+                            )
+                            d1 = -1 if m1 is None else m1.start()
+                        else:
+                            d1 = -1
+                    if d1 >= 0:
+                        e = m1.end()
+                        if not eos and (m1.partial or e == size):
+                            if d1 < hold:
+                                hold = d1
+                        elif start < 0 or d1 < start or (d1 == start and e - d1 > end - start):
+                            start, end, index, match = d1, e, 1, None
+                    if d2 < pos and d2 != -1:
+                        if t5 < pos and t5 != -1:
+                            t5 = buf.find("</response>", pos)
+                        if t6 < pos and t6 != -1:
+                            t6 = buf.find("<response>", pos)
+                        if t7 < pos and t7 != -1:
+                            t7 = buf.find("<|end_of_text|>", pos)
+                        at, n = t5, 11
+                        if t6 >= 0 and (at < 0 or t6 < at):
+                            at, n = t6, 10
+                        if t7 >= 0 and (at < 0 or t7 < at):
+                            at, n = t7, 15
+                        if at >= 0:
+                            r = at
+                            while r > pos and (
+                                (c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)
+                            ):
+                                r -= 1
+                            d2, e2 = r, at + n
+                        else:
+                            d2 = -1
+                    if d2 >= 0:
+                        if not eos and e2 == size:
+                            if d2 < hold:
+                                hold = d2
+                        elif start < 0 or d2 < start or (d2 == start and e2 - d2 > end - start):
+                            start, end, index, match = d2, e2, -1, None
+                    elif not eos:
+                        p = tail_prefix_start(
+                            buf, pos if pos > size - 14 else size - 14, "<", TAIL_2
+                        )
+                        if p < 0:
+                            p = size
+                        r = p
+                        while r > pos and (
+                            (c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)
+                        ):
+                            r -= 1
+                        if r < hold:
+                            hold = r
+            elif state == 0:  # reasoning_content: close reasoning_content
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and (at := hold_reasoning_content(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d3 < pos and d3 != -1:
+                        if t8 < pos and t8 != -1:
+                            t8 = buf.find("</think>", pos)
+                        if t4 < pos and t4 != -1:
+                            t4 = buf.find("<|tool_call|>", pos)
+                        if t9 < pos and t9 != -1:
+                            t9 = buf.find("Here is my response:", pos)
+                        if t10 < pos and t10 != -1:
+                            t10 = buf.find("Here's my response:", pos)
+                        at, n = t8, 8
+                        if t4 >= 0 and (at < 0 or t4 < at):
+                            at, n = t4, 13
+                        if t9 >= 0 and (at < 0 or t9 < at):
+                            at, n = t9, 20
+                        if t10 >= 0 and (at < 0 or t10 < at):
+                            at, n = t10, 19
+                        if (at >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 19 else size - 19, "<H", TAIL_3
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m3 = (
+                                REASONING_CONTENT_CLOSE.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else REASONING_CONTENT_CLOSE.search(buf, pos, not eos)
+                            )
+                            d3 = -1 if m3 is None else m3.start()
+                        else:
+                            d3 = -1
+                    if d3 >= 0:
+                        e = m3.end()
+                        if not eos and (m3.partial or e == size):
+                            if d3 < hold:
+                                hold = d3
+                        elif start < 0 or d3 < start or (d3 == start and e - d3 > end - start):
+                            start, end, index, match = d3, e, -1, None
+            elif state == 1:  # tool_calls: close tool_calls
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and (at := hold_tool_calls(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d4 < pos and d4 != -1:
+                        if t11 < pos and t11 != -1:
+                            t11 = buf.find("\n", pos)
+                        if t7 < pos and t7 != -1:
+                            t7 = buf.find("<|end_of_text|>", pos)
+                        at, n = t11, 1
+                        if t7 >= 0 and (at < 0 or t7 < at):
+                            at, n = t7, 15
+                        if (at >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 14 else size - 14, "\n<", TAIL_4
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_1 or c >= "\x80" and IN_RUN_1(c))
+                            )
+                        ):
+                            m4 = (
+                                TOOL_CALLS_CLOSE.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else TOOL_CALLS_CLOSE.search(buf, pos, not eos)
+                            )
+                            d4 = -1 if m4 is None else m4.start()
+                        else:
+                            d4 = -1
+                    if d4 >= 0:
+                        e = m4.end()
+                        if not eos and (m4.partial or e == size):
+                            if d4 < hold:
+                                hold = d4
+                        elif start < 0 or d4 < start or (d4 == start and e - d4 > end - start):
+                            start, end, index, match = d4, e, -1, None
+            if 0 <= start < hold:
+                if start > pos:
+                    self._route(events, buf[pos:start])
+                pos = end
+                moved = True
+                if index >= 0:
+                    self._open(events, index, match)
+                    continue
+                had_text = self._opened
+                self._close(events)
+                if not had_text and start == end:
+                    break  # a zero-width close of an empty region would fire forever
+                continue
+            if eos:
+                if pos < size:
+                    self._route(events, buf[pos:])
+                    pos = size
+                self._close(events)
+            elif hold > pos:
+                self._route(events, buf[pos:hold])
+                pos = hold
+            break
+        self._pos = pos
 
 
 def parse_whole_text(text, prefix, tools):
@@ -228,8 +858,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    end = last_anchor_end(ResponseParser.START_ANCHOR, prefix) if prefix else None
-    tail = prefix if end is None else prefix[end:]
+    tail = ResponseParser.prompt_tail(prefix) if prefix else ""
     if tail:
         # the generation prompt's tail, as the reference feeds it
         state, pos, pieces, captures, opened = tail_state(ResponseParser, tail, output, params)

@@ -21,7 +21,6 @@ With `recover=True` (both), a region whose value fails to parse ends with a
 
 from runtime.core import (
     CLOSE,
-    FastPath,
     Field,
     Lead,
     Leads,
@@ -29,10 +28,14 @@ from runtime.core import (
     OPEN,
     Pattern,
     Placeholder,
+    SHORT,
     StreamParser,
     WHOLE_LIMIT,
     close_region,
+    hold_start,
+    prefix_rules,
     run_parse_response,
+    tail_prefix_start,
     tool_parameters,
 )
 from runtime.whole import tail_state
@@ -91,11 +94,6 @@ REASONING_CONTENT_CLOSE = Pattern(
     "</think>|(?=\\s*<tool_call>\\s*<function=)|(?<=<think>)\\s*(?=<think>)",
     triggers=["</think>", "<think>", "<tool_call>"],
     leads=(LEAD_0,),
-    branches=(
-        (["</think>"], True, None),
-        (["<tool_call>"], True, LEAD_0),
-        (["<think>"], False, None),
-    ),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -110,10 +108,6 @@ TOOL_CALLS_CLOSE = Pattern(
     "(?<=</function>)\\s*</tool_call>|\\s*</tool_call>(?:(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\|endoftext\\|>))|\\s*\\Z)",
     triggers=["</tool_call>"],
     leads=(LEAD_0,),
-    branches=(
-        (["</tool_call>"], False, None),
-        (["</tool_call>"], True, LEAD_0),
-    ),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -130,6 +124,71 @@ TOOL_CALLS_OPEN_MATCH = TOOL_CALLS_OPEN.compiled.match
 REASONING_CONTENT_CLOSE_MATCH = REASONING_CONTENT_CLOSE.compiled.match
 TOOL_CALLS_CLOSE_MATCH = TOOL_CALLS_CLOSE.compiled.match
 RUN_0, IN_RUN_0 = "\t\n\x0b\x0c\r ", Leads((LEAD_0,)).holds_char
+TAIL_0 = frozenset(
+    ["<", "<t", "<to", "<too", "<tool", "<tool_", "<tool_c", "<tool_ca", "<tool_cal", "<tool_call"]
+)
+TAIL_1 = frozenset(
+    [
+        "<",
+        "<|",
+        "<|e",
+        "<|en",
+        "<|end",
+        "<|endo",
+        "<|endof",
+        "<|endoft",
+        "<|endofte",
+        "<|endoftex",
+        "<|endoftext",
+        "<|endoftext|",
+        "<|i",
+        "<|im",
+        "<|im_",
+        "<|im_e",
+        "<|im_en",
+        "<|im_end",
+        "<|im_end|",
+    ]
+)
+TAIL_2 = frozenset(
+    [
+        "<",
+        "</",
+        "</t",
+        "</th",
+        "</thi",
+        "</thin",
+        "</think",
+        "<t",
+        "<th",
+        "<thi",
+        "<thin",
+        "<think",
+        "<to",
+        "<too",
+        "<tool",
+        "<tool_",
+        "<tool_c",
+        "<tool_ca",
+        "<tool_cal",
+        "<tool_call",
+    ]
+)
+TAIL_3 = frozenset(
+    [
+        "<",
+        "</",
+        "</t",
+        "</to",
+        "</too",
+        "</tool",
+        "</tool_",
+        "</tool_c",
+        "</tool_ca",
+        "</tool_cal",
+        "</tool_call",
+    ]
+)
 
 FIELDS = (
     Field(
@@ -174,28 +233,148 @@ IMPLICIT = 2
 DEFAULTS = {"role": "assistant"}
 
 
+# What hold_implicit reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_IMPLICIT = prefix_rules(
+    (
+        ("<think>", (None, (), None)),
+        ("<tool_call>", (LEAD_0, (), None)),
+        ("<|endoftext|>", (LEAD_0, (), None)),
+        ("<|im_end|>", (LEAD_0, (), None)),
+    )
+)
+
+
+def hold_implicit(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if (
+        "<think>" in tail
+        or "<tool_call>" in tail
+        or "<|endoftext|>" in tail
+        or "<|im_end|>" in tail
+    ):
+        return -1, False
+    size = len(tail)
+    low = size - 12 if size > 12 else 0
+    at = tail.find("<", low)
+    while at >= 0:
+        rule = HOLD_IMPLICIT.get(tail[at:], False)
+        if rule is not False:
+            start = hold_start(tail, at, rule, parser, pos)
+            if start >= 0:
+                return start, True
+            if start < -1:
+                return -1, False
+        at = tail.find("<", at + 1)
+    last = tail[-1]
+    if last in RUN_0 or last >= "\x80" and IN_RUN_0(last):
+        r = len(tail) - 1
+        while r > 0 and ((c := tail[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+            r -= 1
+        return r, False
+    return len(tail), False
+
+
+# What hold_reasoning_content reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_REASONING_CONTENT = prefix_rules(
+    (
+        ("</think>", (None, (), None)),
+        ("<tool_call>", (LEAD_0, (), None)),
+        ("<think>", (None, (), REASONING_CONTENT_CLOSE)),
+    )
+)
+
+
+def hold_reasoning_content(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if "</think>" in tail or "<tool_call>" in tail or "<think>" in tail:
+        return -1, False
+    size = len(tail)
+    low = size - 10 if size > 10 else 0
+    at = tail.find("<", low)
+    while at >= 0:
+        rule = HOLD_REASONING_CONTENT.get(tail[at:], False)
+        if rule is not False:
+            start = hold_start(tail, at, rule, parser, pos)
+            if start >= 0:
+                return start, True
+            if start < -1:
+                return -1, False
+        at = tail.find("<", at + 1)
+    last = tail[-1]
+    if last in RUN_0 or last >= "\x80" and IN_RUN_0(last):
+        r = len(tail) - 1
+        while r > 0 and ((c := tail[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+            r -= 1
+        return r, False
+    return len(tail), False
+
+
+# What hold_tool_calls reads a proper prefix of these strings at the end as:
+# per owner, the lead class whose run before it the partial match may start
+# at (None: at the prefix) and the strings the text before must end in, or
+# the delimiter whose regex is asked.
+HOLD_TOOL_CALLS = prefix_rules(
+    (
+        ("</tool_call>", (LEAD_0, ("</function>",), None)),
+        ("</tool_call>", (LEAD_0, (), None)),
+    )
+)
+
+
+def hold_tool_calls(tail, parser, pos):
+    """Where the text that must wait starts in `tail`, the text from `pos`
+    on (len(tail): nowhere), and whether it waits on a trigger string's
+    prefix; -1 when only the search can tell (compiler/passes/scan_plan.py)."""
+    if "</tool_call>" in tail:
+        return -1, False
+    size = len(tail)
+    low = size - 11 if size > 11 else 0
+    at = tail.find("<", low)
+    while at >= 0:
+        rule = HOLD_TOOL_CALLS.get(tail[at:], False)
+        if rule is not False:
+            start = hold_start(tail, at, rule, parser, pos)
+            if start >= 0:
+                return start, True
+            if start < -1:
+                return -1, False
+        at = tail.find("<", at + 1)
+    last = tail[-1]
+    if last in RUN_0 or last >= "\x80" and IN_RUN_0(last):
+        r = len(tail) - 1
+        while r > 0 and ((c := tail[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+            r -= 1
+        return r, False
+    return len(tail), False
+
+
 class ResponseParser(StreamParser):
     """Streaming parser for this template; `prefix` is required ("" opts out)."""
 
+    __slots__ = ()
     FIELDS = FIELDS
     IMPLICIT = IMPLICIT
     DEFAULTS = DEFAULTS
     RECOVERING = RecoveringParser
     START_ANCHOR = Literals(["<|im_start|>assistant\n"], grows_at_edge=False)
-    ANCHOR_FROM_END = (
-        "<|im_start|>assistant\n"  # its last match is its rfind: it cannot overlap itself
-    )
     CONTEXT = 12
-    # Per state, where it differs: what its own delimiters read behind the read position.
-    SCAN_CONTEXT = {
-        -1: 1,
-        0: 8,
-    }
-    # States whose delimiters read nothing behind the read position: a whole
-    # text that starts in one is searched without the context before it.
-    BLIND = frozenset({-1})
-    # What each state searches for: -1 is the implicit region (or null sink),
-    # otherwise the index of the open explicit field.
+    # The states whose held text their scan (hold_*) answers for.
+    SCANNED = frozenset({-1, 0, 1})
+    SCANS = {-1: hold_implicit, 0: hold_reasoning_content, 1: hold_tool_calls}
+    # Per state: the lead of which a held run stays a partial match from its start.
+    HOLD_LEAD = {-1: LEAD_0, 0: LEAD_0, 1: LEAD_0}
+    # What each state searches for (read by recover=True): -1 is the implicit
+    # region (or null sink), otherwise the index of the open explicit field.
     WATCH = {
         -1: (
             (OPEN, 0, REASONING_CONTENT_OPEN),
@@ -205,13 +384,333 @@ class ResponseParser(StreamParser):
         0: ((CLOSE, 0, REASONING_CONTENT_CLOSE),),  # reasoning_content: close reasoning_content
         1: ((CLOSE, 1, TOOL_CALLS_CLOSE),),  # tool_calls: close tool_calls
     }
-    # Per state: text holding none of these characters (and not ending in a
-    # lead character) cannot start a delimiter, so it skips every search.
-    FAST = {
-        -1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
-        0: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
-        1: FastPath("<", leads=(LEAD_0,), hold_lead=LEAD_0),
-    }
+
+    @staticmethod
+    def prompt_tail(prefix):
+        """The prompt after the start anchor's last match (all of it when there is none)."""
+        at = prefix.rfind(
+            "<|im_start|>assistant\n"
+        )  # its last match is its rfind: it cannot overlap itself
+        return prefix[at + 22 :] if at >= 0 else prefix
+
+    def feed(self, text):
+        """More output: the events it makes. Text that can start no
+        delimiter of the state is routed here, without a search."""
+        ready = self._ready
+        if ready == -1:  # implicit region: nothing held, or a lead run
+            if (
+                text
+                and "<" not in text
+                and not ((last := text[-1]) in RUN_0 or last >= "\x80" and IN_RUN_0(last))
+            ):
+                if self._held:
+                    text = self._held + text
+                    self._held = ""
+                self._body.append(text)
+                if not self._opened:
+                    self._opened = True
+                    return [
+                        {"type": "region_open", "field": "content"},
+                        {"type": "region_chunk", "field": "content", "text": text, "dirty": False},
+                    ]
+                return [{"type": "region_chunk", "field": "content", "text": text, "dirty": False}]
+            if self._held and "<" not in text and text.isascii() and not text.strip(RUN_0):
+                held = self._held
+                self._held = ""
+                held += text
+                self._held = held
+                return []
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_implicit(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 999 if waits else -1)
+        elif ready == 999:  # implicit region: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_implicit(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 999 if waits else -1)
+        elif ready == 1999:  # implicit region: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        elif ready == 0:  # reasoning_content: nothing held, or a lead run
+            if (
+                text
+                and "<" not in text
+                and not ((last := text[-1]) in RUN_0 or last >= "\x80" and IN_RUN_0(last))
+            ):
+                if self._held:
+                    text = self._held + text
+                    self._held = ""
+                self._body.append(text)
+                return [
+                    {
+                        "type": "region_chunk",
+                        "field": "reasoning_content",
+                        "text": text,
+                        "dirty": False,
+                    }
+                ]
+            if self._held and "<" not in text and text.isascii() and not text.strip(RUN_0):
+                held = self._held
+                self._held = ""
+                held += text
+                self._held = held
+                return []
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_reasoning_content(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1000 if waits else 0)
+        elif ready == 1000:  # reasoning_content: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_reasoning_content(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1000 if waits else 0)
+        elif ready == 2000:  # reasoning_content: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        elif ready == 1:  # tool_calls: nothing held, or a lead run
+            if (
+                text
+                and "<" not in text
+                and not ((last := text[-1]) in RUN_0 or last >= "\x80" and IN_RUN_0(last))
+            ):
+                if self._held:
+                    text = self._held + text
+                    self._held = ""
+                self._body.append(text)
+                return [
+                    {"type": "region_chunk", "field": "tool_calls", "text": text, "dirty": True}
+                ]
+            if self._held and "<" not in text and text.isascii() and not text.strip(RUN_0):
+                held = self._held
+                self._held = ""
+                held += text
+                self._held = held
+                return []
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_tool_calls(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1001 if waits else 1)
+        elif ready == 1001:  # tool_calls: a trigger's prefix held
+            if text:
+                tail = self._held + text if self._held else text
+                at, waits = hold_tool_calls(tail, self, self._pos)
+                if at >= 0:
+                    return self._hold(tail, at, 1001 if waits else 1)
+        elif ready == 2001:  # tool_calls: a delimiter held with a whole trigger string
+            return self._slow(text, True)
+        return self._slow(text)
+
+    def _process(self, events, eos):
+        """The reference's steps on the buffer (SPEC steps 1-5): each
+        state's watched delimiters searched from the read position (a
+        search is kept while its match lies ahead), the best committable
+        match taken, else the text up to the hold routed."""
+        buf = self._buf
+        pos = self._pos
+        size = len(buf)
+        moved = False
+        d0 = d1 = d2 = d3 = d4 = t0 = t1 = t2 = t3 = t4 = t5 = -2
+        while True:
+            state = self._state
+            start = -1
+            hold = size
+            if (
+                state == -1
+            ):  # implicit region: open reasoning_content, open tool_calls, close content
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and (at := hold_implicit(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d0 < pos and d0 != -1:
+                        d0 = buf.find("<think>", pos)
+                    if d0 >= 0:
+                        if start < 0 or d0 < start or (d0 == start and d0 + 7 - d0 > end - start):
+                            start, end, index, match = d0, d0 + 7, 0, None
+                    elif not eos:
+                        p = REASONING_CONTENT_OPEN.partial_start(buf, pos)
+                        if 0 <= p < hold:
+                            hold = p
+                    if d1 < pos and d1 != -1:
+                        if t0 < pos and t0 != -1:
+                            t0 = buf.find("<tool_call>", pos)
+                        if (t0 >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 10 else size - 10, "<", TAIL_0
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m1 = (
+                                TOOL_CALLS_OPEN.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else TOOL_CALLS_OPEN.search(buf, pos, not eos)
+                            )
+                            d1 = -1 if m1 is None else m1.start()
+                        else:
+                            d1 = -1
+                    if d1 >= 0:
+                        e = m1.end()
+                        if not eos and (m1.partial or e == size):
+                            if d1 < hold:
+                                hold = d1
+                        elif start < 0 or d1 < start or (d1 == start and e - d1 > end - start):
+                            start, end, index, match = d1, e, 1, m1
+                    if d2 < pos and d2 != -1:
+                        if t1 < pos and t1 != -1:
+                            t1 = buf.find("<|endoftext|>", pos)
+                        if t2 < pos and t2 != -1:
+                            t2 = buf.find("<|im_end|>", pos)
+                        at, n = t1, 13
+                        if t2 >= 0 and (at < 0 or t2 < at):
+                            at, n = t2, 10
+                        if at >= 0:
+                            r = at
+                            while r > pos and (
+                                (c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)
+                            ):
+                                r -= 1
+                            d2, e2 = r, at + n
+                        else:
+                            d2 = -1
+                    if d2 >= 0:
+                        if not eos and e2 == size:
+                            if d2 < hold:
+                                hold = d2
+                        elif start < 0 or d2 < start or (d2 == start and e2 - d2 > end - start):
+                            start, end, index, match = d2, e2, -1, None
+                    elif not eos:
+                        p = tail_prefix_start(
+                            buf, pos if pos > size - 12 else size - 12, "<", TAIL_1
+                        )
+                        if p < 0:
+                            p = size
+                        r = p
+                        while r > pos and (
+                            (c := buf[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)
+                        ):
+                            r -= 1
+                        if r < hold:
+                            hold = r
+            elif state == 0:  # reasoning_content: close reasoning_content
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and (at := hold_reasoning_content(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d3 < pos and d3 != -1:
+                        if t3 < pos and t3 != -1:
+                            t3 = buf.find("</think>", pos)
+                        if t4 < pos and t4 != -1:
+                            t4 = buf.find("<think>", pos)
+                        if t0 < pos and t0 != -1:
+                            t0 = buf.find("<tool_call>", pos)
+                        at, n = t3, 8
+                        if t4 >= 0 and (at < 0 or t4 < at):
+                            at, n = t4, 7
+                        if t0 >= 0 and (at < 0 or t0 < at):
+                            at, n = t0, 11
+                        if (at >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 10 else size - 10, "<", TAIL_2
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m3 = (
+                                REASONING_CONTENT_CLOSE.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else REASONING_CONTENT_CLOSE.search(buf, pos, not eos)
+                            )
+                            d3 = -1 if m3 is None else m3.start()
+                        else:
+                            d3 = -1
+                    if d3 >= 0:
+                        e = m3.end()
+                        if not eos and (m3.partial or e == size):
+                            if d3 < hold:
+                                hold = d3
+                        elif start < 0 or d3 < start or (d3 == start and e - d3 > end - start):
+                            start, end, index, match = d3, e, -1, None
+            elif state == 1:  # tool_calls: close tool_calls
+                if (
+                    moved
+                    and not eos
+                    and pos < size
+                    and (at := hold_tool_calls(buf[pos:], self, pos)[0]) >= 0
+                ):
+                    hold = pos + at
+                else:
+                    if d4 < pos and d4 != -1:
+                        if t5 < pos and t5 != -1:
+                            t5 = buf.find("</tool_call>", pos)
+                        if (t5 >= 0) or (
+                            not eos
+                            and pos < size
+                            and (
+                                tail_prefix_start(
+                                    buf, pos if pos > size - 11 else size - 11, "<", TAIL_3
+                                )
+                                >= 0
+                                or ((c := buf[-1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c))
+                            )
+                        ):
+                            m4 = (
+                                TOOL_CALLS_CLOSE.compiled.search(buf, pos, partial=not eos)
+                                if size - pos < SHORT
+                                else TOOL_CALLS_CLOSE.search(buf, pos, not eos)
+                            )
+                            d4 = -1 if m4 is None else m4.start()
+                        else:
+                            d4 = -1
+                    if d4 >= 0:
+                        e = m4.end()
+                        if not eos and (m4.partial or e == size):
+                            if d4 < hold:
+                                hold = d4
+                        elif start < 0 or d4 < start or (d4 == start and e - d4 > end - start):
+                            start, end, index, match = d4, e, -1, None
+            if 0 <= start < hold:
+                if start > pos:
+                    self._route(events, buf[pos:start])
+                pos = end
+                moved = True
+                if index >= 0:
+                    self._open(events, index, match)
+                    continue
+                had_text = self._opened
+                self._close(events)
+                if not had_text and start == end:
+                    break  # a zero-width close of an empty region would fire forever
+                continue
+            if eos:
+                if pos < size:
+                    self._route(events, buf[pos:])
+                    pos = size
+                self._close(events)
+            elif hold > pos:
+                self._route(events, buf[pos:hold])
+                pos = hold
+            break
+        self._pos = pos
 
 
 def parse_whole_text(text, prefix, tools):
@@ -223,8 +722,7 @@ def parse_whole_text(text, prefix, tools):
     stream: no partial matches, no hold-back, no events."""
     params = tool_parameters(tools) if tools else None
     output = {"role": "assistant"}
-    at = prefix.rfind(ResponseParser.ANCHOR_FROM_END) if prefix else -1
-    tail = prefix[at + 22 :] if at >= 0 else prefix
+    tail = ResponseParser.prompt_tail(prefix) if prefix else ""
     if tail:
         # the generation prompt's tail, as the reference feeds it
         state, pos, pieces, captures, opened = tail_state(ResponseParser, tail, output, params)

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from compiler.frontend import source as sources
-from compiler.passes.lookbehind_reach import Barrier, CountedBarrier, barrier_of, context_cut, counted_barrier_of, dead_head_of
+from compiler.passes.lookbehind_reach import (
+    Barrier,
+    CountedBarrier,
+    barrier_of,
+    context_cut,
+    counted_barrier_of,
+    dead_head_of,
+)
 from compiler.pipeline import to_program
 from compiler.regex.nodes import Look, walk
 from compiler.regex.syntax import parse

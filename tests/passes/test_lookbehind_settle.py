@@ -207,10 +207,10 @@ def test_the_benchmark_whole_text_searches_the_settled_pattern(monkeypatch):
     searched = []
     original = core.Pattern.search
 
-    def recording(self, buf, pos, partial, skip=0):
+    def recording(self, buf, pos, partial):
         if len(buf) - pos > core.LONG_TEXT:
             searched.append(self)
-        return original(self, buf, pos, partial, skip)
+        return original(self, buf, pos, partial)
 
     monkeypatch.setattr(core.Pattern, "search", recording)
     message = module.parse_response(stream.text, prefix=stream.prefix)
@@ -233,9 +233,9 @@ def test_a_stream_that_keeps_all_of_its_text_searches_the_settled_pattern(monkey
     searched = []
     original = core.Pattern.search
 
-    def recording(self, buf, pos, partial, skip=0):
+    def recording(self, buf, pos, partial):
         searched.append((self, len(buf)))
-        return original(self, buf, pos, partial, skip)
+        return original(self, buf, pos, partial)
 
     monkeypatch.setattr(core.Pattern, "search", recording)
     parser = module.ResponseParser(stream.prefix)

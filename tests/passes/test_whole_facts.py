@@ -39,12 +39,31 @@ def test_tie_order_is_opens_then_closes_by_field_name():
 
 @pytest.mark.parametrize(
     "anchor, from_end",
-    [("<|im_start|>assistant\n", True), ("abab", False), ("aa", False), ("ab", True), (["x", "y"], False)],
+    # (several literals none of which starts inside another are found from the end too: Program.anchors_from_end)
+    [
+        ("<|im_start|>assistant\n", True),
+        ("abab", False),
+        ("aa", False),
+        ("ab", True),
+        (["x", "y"], True),
+        (["xy", "y"], False),
+    ],
 )
 def test_anchor_from_end_only_without_a_border(anchor, from_end):
     template = {"start_anchor": anchor, "fields": {"content": {"content": "text"}}}
     module = compile_template(template, name="anchor")
-    assert (getattr(module.ResponseParser, "ANCHOR_FROM_END", None) is not None) == from_end
+
+    class Prompt(str):
+        """Notes whether the prompt's tail was found by rfind (from its end)."""
+
+        rfinds = 0
+
+        def rfind(self, *args):
+            Prompt.rfinds += 1
+            return str.rfind(self, *args)
+
+    module.ResponseParser.prompt_tail(Prompt("abab-ab"))
+    assert (Prompt.rfinds > 0) == from_end
     text = "x"
     for prefix in ("ababab", "aaa", "abab-ab", "xyx", "<|im_start|>assistant\nhi<|im_start|>assistant\nab"):
         assert module.parse_response(text, prefix=prefix) == reference_parse(text, template, prefix=prefix)

@@ -13,7 +13,11 @@ from conftest import load_generated
 
 ROOT = Path(__file__).resolve().parents[2]
 QWEN3 = json.loads((ROOT / "templates_src" / "qwen3.json").read_text())
-TEXTS = ["<think>a</think>Hello<|im_end|>", "Hi!<|im_end|>", '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>']
+TEXTS = [
+    "<think>a</think>Hello<|im_end|>",
+    "Hi!<|im_end|>",
+    '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>',
+]
 
 
 def test_template_is_the_source_dict():
@@ -62,28 +66,28 @@ def test_streaming_api_and_finalize_twice():
 
 
 def test_parse_response_agrees_with_every_one_chunk_vector():
-    """`parse_response` takes a text over SETTLE_LIMIT characters straight to
-    the delimiter search (not the common path's table): every long vector
-    case fed in one chunk gives the case's message or error (shorter texts
-    take `feed`, which the whole corpus checks)."""
+    """`parse_response` (the generated whole-text search) on every long
+    vector case fed in one chunk gives the case's message or error (shorter
+    texts take `feed`, which the whole corpus checks)."""
     import sys
 
     sys.path.insert(0, str(ROOT / "tests"))
     from compiler.conformance.vectors import VECTORS_DIR, read_json_lines
-    from runtime.core import SETTLE_LIMIT
+
+    LONG = 1024  # a long text
     from vector_modules import module_for
 
     modules = {}
     long_texts = 0
     for path in sorted(VECTORS_DIR.glob("*.jsonl")):
         for case in read_json_lines(path):
-            if len(case["chunks"]) != 1 or len(case["chunks"][0]) <= SETTLE_LIMIT // 2:
+            if len(case["chunks"]) != 1 or len(case["chunks"][0]) <= LONG // 2:
                 continue
             name = case["template"]
             if name not in modules:
                 modules[name] = module_for(name)
             text = case["chunks"][0]
-            long_texts += len(text) > SETTLE_LIMIT
+            long_texts += len(text) > LONG
             try:
                 message = modules[name].parse_response(text, prefix=case["prefix"], tools=case["tools"])
             except Exception as error:  # noqa: BLE001 - compared with the vector's error class

@@ -29,7 +29,38 @@ RESTS = [
     "\n<n>",
     r"<\|end\|>",
 ]
-ALPHABET = [" ", "\n", "\t", "<", ">", "a", "b", "t", "x", "y", "z", "}", "/", "c", "d", "p", "q", "é", "\u3000", "<tool_call>", "<a>", "</c>", "<p>", "<|end|>", "<t", "<tool_", "</", "<|", "<|en", "<p"]
+ALPHABET = [
+    " ",
+    "\n",
+    "\t",
+    "<",
+    ">",
+    "a",
+    "b",
+    "t",
+    "x",
+    "y",
+    "z",
+    "}",
+    "/",
+    "c",
+    "d",
+    "p",
+    "q",
+    "é",
+    "\u3000",
+    "<tool_call>",
+    "<a>",
+    "</c>",
+    "<p>",
+    "<|end|>",
+    "<t",
+    "<tool_",
+    "</",
+    "<|",
+    "<|en",
+    "<p",
+]
 
 
 def build(source: str) -> Pattern:
@@ -54,7 +85,11 @@ def normalise(match, size):
     return (match.span(), bool(match.partial), None if match.partial else match.groupdict())
 
 
-@settings(max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     st.sampled_from(GUARDS),
     st.sampled_from(LEADS),
@@ -81,7 +116,11 @@ def test_hints_exist_for_the_common_shapes():
     assert build(r"\s*?<a>").triggers is None  # lazy: the regex module reports odd partial matches
 
 
-@settings(max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")) // 5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")) // 5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     st.sampled_from(GUARDS),
     st.sampled_from(LEADS),
@@ -105,7 +144,11 @@ def test_search_over_long_text_matches_regex_partial_search(guard, lead, rest, p
         assert normalise(pattern.search(text, pos, partial), len(text)) == expected, (source, text, pos, partial)
 
 
-@settings(max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")) // 5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("PATTERN_EXAMPLES", "3000")) // 5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     st.sampled_from(GUARDS),
     st.sampled_from(LEADS),

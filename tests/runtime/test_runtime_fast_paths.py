@@ -1,8 +1,7 @@
 """The runtime's shortcuts on transitions and whole texts give exactly what
 the plain code gives: `json_loads` is `json.loads`, a transform compiled to
 one expression builds what the closures build (and raises what they raise,
-first error first), and a whole text given to `parse_response` is neither
-hashed into nor kept in a scanner's table of plain tokens."""
+first error first)."""
 
 from __future__ import annotations
 
@@ -94,26 +93,3 @@ def test_transform_builds_fresh_containers():
     build = core.transform_builder({"a": {"b": [P("name")]}})
     first, second = build({"name": 1}), build({"name": 1})
     assert first == second and first is not second and first["a"] is not second["a"]
-
-
-def test_whole_text_is_not_kept_as_a_plain_token():
-    """parse_response hands a long text to the search: the parser class's
-    table of plain tokens does not keep it (a server parsing many outputs
-    would keep every one of them)."""
-    import importlib.util
-
-    path = ROOT / "generated" / "python" / "qwen3.py"
-    spec = importlib.util.spec_from_file_location("fast_paths_qwen3", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    text = "plain words " * 200 + "end"
-    assert len(text) > core.SETTLE_LIMIT
-    message = module.parse_response(text, prefix="")
-    tables = [scanner.plain for scanner in module.ResponseParser._scanners().values() if scanner is not None]
-    assert message["content"] == text
-    assert not any(text in table for table in tables)
-    parser = module.ResponseParser("")
-    parser.feed("plain words ")
-    parser.feed(text)  # streamed as one chunk: routed, and not kept either
-    assert not any(text in table for table in tables)
-    assert parser.finalize()[0]["content"] == "plain words " + text

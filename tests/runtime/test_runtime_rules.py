@@ -453,7 +453,6 @@ def test_debug_reprs():
     assert repr(core.Literals(["<a>", "<abc>"], grows_at_edge=True)) == "Literals(['<abc>', '<a>'], grows_at_edge=True)"
     lead = core.Lead(r"\s", " \t\n")
     assert repr(lead) == "Lead('\\\\s')"
-    assert repr(core.FastPath(["<", "|"], leads=[lead])) == "FastPath('<|', leads=(Lead('\\\\s'),))"
     assert repr(core.Pattern(r"<x>\s*")) == "Pattern('<x>\\\\s*')"
 
 
@@ -525,129 +524,6 @@ def test_text_fields_strip_by_their_args():
     assert Field("a").strips and Field("a", content_args={"strip": True}).strips
     assert not Field("a", content_args={"strip": False}).strips
     assert not Field("a", content="json").strips and not Field("a", content="int").strips
-
-
-@settings(max_examples=400)
-@given(
-    st.sets(st.sampled_from(["ab", "zab", "b", "abc", "<|a|>", "<|b|>", "|>", "<a", "<|"]), min_size=2),
-    st.lists(st.sampled_from(["a", "b", "c", "z", "<", "|", ">", "x"]), max_size=30),
-    st.lists(st.integers(0, 30), max_size=4),
-)
-def test_horizon_finds_the_leftmost_string(strings, letters, positions):
-    """Horizon.first: the leftmost start of any of the strings at or after
-    each read position (len(text) when none), whatever the groups are
-    searched in and whatever earlier calls left in the memo (positions in
-    increasing order, as a parser reads)."""
-    from runtime.core import Horizon
-
-    text = "".join(letters)
-    horizon = Horizon(strings, ())
-    memo = {}
-    for pos in sorted(p for p in positions if p <= len(text)):
-        starts = [at for at in range(pos, len(text)) if any(text.startswith(s, at) for s in strings)]
-        assert horizon.first(text, pos, 0, memo) == (starts[0] if starts else len(text)), (strings, text, pos)
-
-
-def test_rare_anchor_picks_the_character_least_likely_in_output():
-    """A non-ASCII symbol first, then `|`, `^` or `~`, the first of the
-    rarest; none for strings of letters, digits and common punctuation."""
-    from runtime.core import rare_anchor
-
-    assert rare_anchor("<｜tool▁calls▁begin｜>") == ("｜", 1)
-    assert rare_anchor("<|im_end|>") == ("|", 1)
-    assert rare_anchor("a|b▁") == ("▁", 3)  # a symbol beats `|`, wherever it is
-    assert rare_anchor("]~b]") == ("~", 1)
-    assert rare_anchor("x^y") == ("^", 1)
-    assert rare_anchor("é</think>") is None  # a non-ASCII letter is no anchor
-    assert rare_anchor("</think>") is None and rare_anchor("[TOOL_CALLS]") is None
-
-
-def test_horizon_groups_strings_by_their_rare_character():
-    """DeepSeek's `<｜…｜>` tokens are found by their `｜` (one group per
-    offset), the others by their first character as before; a group of one
-    is memoised under its string, which Literals.find reads too."""
-    from runtime.core import Horizon
-
-    strings = {"</think>", "<think>", "<｜end▁of▁sentence｜>", "<｜tool▁calls▁begin｜>", "xy｜"}
-    horizon = Horizon(strings, ())
-    groups = sorted(
-        (anchor.char, anchor.offset, anchor.strings, key == anchor.strings[0]) if anchor else (key.pattern,)
-        for key, _, _, anchor in horizon.searches
-    )
-    assert groups == [
-        ("</think>|<think>",),
-        ("｜", 1, ("<｜end▁of▁sentence｜>", "<｜tool▁calls▁begin｜>"), False),
-        ("｜", 2, ("xy｜",), True),
-    ]
-    text = "a</b>xy" + "<｜end▁of▁sentence｜>" + "<think>"
-    memo = {}
-    assert horizon.first(text, 0, 0, memo) == 7
-    assert memo["xy｜"] == (-1, 7 - 1 + 3)  # read up to where it could still start first
-    assert horizon.first(text, 8, 0, memo) == len(text) - len("<think>")
-
-
-class _CountingStr(str):
-    """A text that counts its str.find calls."""
-
-    finds = 0
-
-    def find(self, *args):
-        type(self).finds += 1
-        return super().find(*args)
-
-
-@settings(max_examples=300)
-@given(
-    st.lists(st.sampled_from(["|", "<", "<|a", "<|a|>", "|>", "x", "<|b|>", "b"]), max_size=60),
-    st.integers(0, 20),
-    st.integers(0, 40),
-)
-def test_anchor_finds_the_leftmost_string_ending_by_the_limit(pieces, start, cut):
-    """Anchor.find is str.find over its strings: the leftmost start at or
-    after `start` of a string that ends by `limit`, or -1; through the
-    fallback pass too (texts with more decoy `|` than MISSES)."""
-    from runtime.core import Anchor
-
-    anchor = Anchor("|", 1, ["<|a|>", "<|b|>"])
-    text = "".join(pieces)
-    limit = max(0, len(text) - cut)
-    starts = [at for at in range(start, limit) if any(text.startswith(s, at, limit) for s in anchor.strings)]
-    assert anchor.find(text, start, limit) == (starts[0] if starts else -1)
-
-
-def test_anchor_gives_up_on_a_common_character():
-    """Past MISSES occurrences that start none of the strings (a Markdown
-    table's `|`), the rest is one pass of the alternation: the character is
-    not looked for again and again."""
-    from runtime.core import Anchor
-
-    anchor = Anchor("|", 1, ["<|a|>"])
-    table = "| a | b |\n" * 200
-    _CountingStr.finds = 0
-    assert anchor.find(_CountingStr(table + "<|a|>"), 0, len(table) + 5) == len(table)
-    assert _CountingStr.finds == Anchor.MISSES + 1
-    _CountingStr.finds = 0
-    assert anchor.find(_CountingStr(table), 0, len(table)) == -1
-    assert _CountingStr.finds == Anchor.MISSES + 1
-    _CountingStr.finds = 0
-    assert anchor.find(_CountingStr("x" * 50 + "<|a|>"), 0, 55) == 50
-    assert _CountingStr.finds == 1  # a rare character: one find
-
-
-def test_horizon_reads_a_later_group_back_to_the_best_start():
-    """A string of a group searched later may start one character before
-    the best start found so far (and run past it): "zab" before "ab"."""
-    from runtime.core import Horizon
-
-    horizon = Horizon({"ab", "zab"}, ())
-    assert [len(members) if isinstance(members, str) else None for members, *_ in horizon.searches] == [2, 3]
-    # a group's shorter string still fits where its longest does not
-    assert Horizon({"<a", "<|a|>", "b"}, ()).first("<a", 0, 0, {}) == 0
-    assert horizon.first("xxzab", 0, 0, {}) == 2
-    assert horizon.first("xxzab", 0, 7, {"ab": (10, 0)}) == 2  # memo in absolute positions (base 7)
-
-
-# -- Settled (compiler/passes/lookbehind_settle.py) ----------------------------------
 
 
 def _llama4_open():

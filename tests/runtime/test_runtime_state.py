@@ -2,13 +2,13 @@
 chance: the buffer's absolute offset and contents, and the `captures`
 property between regions.
 
-`StreamParser._base` (the absolute offset of `_buf`) keys the memo of
-literal searches and of regex searches; a wrong offset or a wrong kept
-context shows in events only when a stale memo entry happens to be read.
-So the invariant is checked directly, after every call, on every vector
-case: the text from `_base` on is exactly the buffer, then (on the common
-path, see `_materialize`) the body pieces routed since `_hot_from`, then the
-held pieces; and the table of remembered steps stays bounded. Part of mutmut's selection (pyproject.toml, docs/mutation.md).
+`StreamParser._base` (the absolute offset of `_buf`) is what a ContextCut
+and the settled patterns read, and a wrong kept context shows in events
+only when a look-behind happens to read it. So the invariant is checked
+directly, after every call, on every vector case: the text from `_base` on
+is exactly the buffer, then the body pieces the fast path routed since
+`_mark`, then the held text `_held`. Part of mutmut's selection
+(pyproject.toml, docs/testing.md).
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ from vector_modules import module_for
 
 def _unconsumed(parser) -> str:
     """The text from `_base` on, as the parser holds it."""
-    routed = "".join(parser._body[parser._hot_from :]) if parser._stale else ""
-    return parser._buf + routed + "".join(parser._pieces)
+    return parser._buf + "".join(parser._body[parser._mark :]) + parser._held
 
 
 def _kept(parser, text: str) -> str:
@@ -64,8 +63,7 @@ def _check_case(module, case) -> None:
             return
         text += chunk
         assert _kept(parser, text) == _unconsumed(parser), f"{case['id']} after chunk {index}"
-        # A bounded look-behind keeps at most CONTEXT consumed characters
-        # (_note_held and _materialize trim; _append relies on it).
+        # A bounded look-behind keeps at most CONTEXT consumed characters (_trim).
         assert cls.CONTEXT < 0 or parser._pos <= cls.CONTEXT, f"{case['id']} untrimmed after chunk {index}"
 
 
@@ -78,30 +76,6 @@ def test_buffer_is_the_text_from_its_offset_on_every_vector():
             if name not in modules:
                 modules[name] = module_for(name)
             _check_case(modules[name], case)
-    for name, module in modules.items():
-        _check_step_table(name, module.ResponseParser)
-
-
-def _check_step_table(name, cls) -> None:
-    """The remembered general steps (`StreamParser._step`) are bounded: a
-    key holds at most STEP_LIMIT unconsumed characters (longer rests take
-    the step unremembered), and a template with an unbounded look-behind
-    (CONTEXT -1, whose buffer keeps all of the text up to its last cut, see
-    ContextCut) remembers only buffers of at most STEP_LIMIT characters in
-    all, so remembering costs a bounded hash per step and bounded memory."""
-    table = cls.__dict__.get("_STEP_TABLE") or {}
-    scanners = cls._scanners()
-    for key, known in table.items():
-        if cls.CONTEXT < 0 and scanners[key[0]] is None:
-            # a state without a scanner remembers only steps that open or close
-            opens_or_closes = any(op[0] != core.ROUTE_OP for op in known[0])
-            assert opens_or_closes, f"{name}: a remembered scannerless step that only routes"
-        pos, buf = key[3], key[4]
-        assert len(buf) - pos <= core.STEP_LIMIT, f"{name}: a remembered step of {len(buf) - pos} characters"
-        if cls.CONTEXT < 0:
-            assert len(buf) <= core.STEP_LIMIT, f"{name}: a remembered step on a buffer of {len(buf)} characters"
-        else:
-            assert pos <= cls.CONTEXT, f"{name}: a remembered step on an untrimmed buffer"
 
 
 def test_captures_are_empty_outside_a_region_with_groups():
@@ -121,91 +95,6 @@ def test_captures_start_empty(prefix):
     assert load_generated("olmo3").ResponseParser(prefix).captures == {}
 
 
-@pytest.mark.parametrize("name", ["apertus", "glm47", "hermes2_pro", "lfm2", "llama4_pythonic", "olmo3", "qwen3"])
-def test_repeated_calls_replay_from_the_chain(name, monkeypatch):
-    """On many small calls, once a call's steps are remembered, every token
-    the common path does not take replays the step remembered after the
-    last one (its chain, see StreamParser._feed_general): no step is looked
-    up or taken, and with a ContextCut no cut is run, the cut being part of
-    the replayed step. Inspected from the driver's calls, not timed."""
-    module = load_generated(name)
-    stream = shape_stream(name, "calls", 600, module)
-    assert len(stream.tokens) > 560
-    parser = module.ResponseParser(stream.prefix)
-    for token in stream.tokens[:300]:
-        parser.feed(token)
-    taken = []
-    for owner, method in ((core.StreamParser, "_step"), (core.ContextCut, "cut"), (core.StreamParser, "_append")):
-        original = getattr(owner, method)
-        monkeypatch.setattr(
-            owner, method, lambda self, *args, _f=original, _m=method: taken.append(_m) or _f(self, *args)
-        )
-    replayed = []
-    original_replay = core.StreamParser._replay
-    monkeypatch.setattr(
-        core.StreamParser,
-        "_replay",
-        lambda self, events, known: replayed.append(1) or original_replay(self, events, known),
-    )
-    for token in stream.tokens[300:540]:
-        parser.feed(token)
-    assert taken == [] and len(replayed) >= 240 // 4, (taken[:5], len(replayed))
-
-
-@pytest.mark.parametrize(
-    "chunks, mode, in_lead",
-    [(["<think>"], "_hot", False), (["<think>abc \n"], "_lead_hot", False), (["\n\n"], None, True)],
-)
-def test_a_replayed_step_leaves_what_the_step_left(chunks, mode, in_lead):
-    """A remembered step records what `_note_held` decided after it: the
-    common path it opened (all tokens routed: `_hot`; a trailing run of the
-    hold lead held: `_lead_hot`) or, before any region text, whether the
-    held text is all hold lead (`_held_in_lead`: the next lead token joins
-    it without a step); a replay sets the same, so the next token takes the
-    same path after a replay as after the first time."""
-    cls = load_generated("qwen3").ResponseParser
-    for _ in range(2):  # the first records the step, the second replays it
-        parser = cls("")
-        for chunk in chunks:
-            parser.feed(chunk)
-        for attribute in ("_hot", "_lead_hot"):
-            assert (getattr(parser, attribute) is not None) == (attribute == mode)
-        assert parser._held_in_lead is in_lead
-
-
-@pytest.mark.parametrize("name", ["apertus", "glm47", "lfm2", "llama4_pythonic", "olmo3"])
-def test_a_step_that_takes_its_cut_is_keyed_by_the_bookkeeping(name, monkeypatch):
-    """A step that takes its ContextCut with it (`_uncut` set by `_append`)
-    is keyed with the number of the cut's bookkeeping (`_cut_id`): that
-    number names exactly the bookkeeping the parser holds (a key with no
-    number, or a stale one, would replay a cut made from other positions)."""
-    module = load_generated(name)
-    original = core.StreamParser._step
-    checked = []
-
-    def step(self, events, scanner):
-        if self._uncut >= 0:
-            number = self._cut_id
-            assert type(number) is int
-            if not self._cut_stale:  # the lists are the bookkeeping: number them afresh
-                self._cut_id = None
-                assert self.CUT.state_id(self) == number
-            checked.append(number)
-        return original(self, events, scanner)
-
-    monkeypatch.setattr(core.StreamParser, "_step", step)
-    # the tokens, then the same with a long chunk among them: its cut is
-    # taken by _append (the buffer is longer than STEP_LIMIT), and the
-    # steps after it must number the bookkeeping that cut left
-    for prefix, tokens, with_long_chunk in _cut_streams(name, module, seed=7, joined=(50, 150)):
-        for chunks in (tokens, with_long_chunk):
-            parser = module.ResponseParser(prefix)
-            for chunk in chunks:
-                parser.feed(chunk)
-            parser.finalize()
-    assert len(checked) > 10
-
-
 def _cut_streams(name, module, seed, joined):
     """(prefix, tokens, the tokens with tokens[start:end] joined into one
     long chunk) for each stream shape the template has, of 300 tokens."""
@@ -217,23 +106,6 @@ def _cut_streams(name, module, seed, joined):
             continue
         tokens = stream.tokens
         yield stream.prefix, tokens, tokens[:start] + ["".join(tokens[start:end])] + tokens[end:]
-
-
-def test_scan_keys_hold_what_the_state_reads_behind():
-    """A remembered scan (`StreamParser._scan_remembered`) is keyed on the
-    context its own state's delimiters read behind the read position
-    (SCAN_CONTEXT), not on the template's CONTEXT: deepseek_v32 keeps 95
-    characters for its tool-call close's look-behind, but its implicit
-    state's scans of delimiter prefixes are keyed on one, so they repeat."""
-    module = load_generated("deepseek_v32")
-    cls = module.ResponseParser
-    assert cls.CONTEXT == 95 and cls.SCAN_CONTEXT == {-1: 1, 0: 1}
-    stream = shape_stream("deepseek_v32", "prefixes", 400, module)
-    parser = cls(stream.prefix)
-    for token in stream.tokens:
-        parser.feed(token)
-    keys = [key for key in cls.__dict__["_SCAN_TABLE"] if key[0] == -1]
-    assert keys and all(key[3] <= 1 for key in keys)
 
 
 def _cut_by_the_rule(rule, text, base, pos, state):
@@ -358,14 +230,13 @@ def _checked_cuts(monkeypatch):
     wrong = []
     searched_to = {}  # parser id -> {searched string: absolute end of its last search}
     original = core.ContextCut.cut
-    original_step = core.StreamParser._step
 
-    def checked(rule, self, size=None):
+    def checked(rule, self):
         before = (self._base, self._pos, _anchored_state(self))
-        text = texts[id(self)][: self._base + (len(self._buf) if size is None else size)]
+        text = texts[id(self)][: self._base + len(self._buf)]
         searches = []
         self._buf = _SearchedText(self._buf, searches)
-        original(rule, self, size)
+        original(rule, self)
         if type(self._buf) is _SearchedText:
             self._buf = str.__str__(self._buf)
         expected = _cut_by_the_rule(self.CUT, text, *before)
@@ -373,19 +244,6 @@ def _checked_cuts(monkeypatch):
         if (self._base, self._anchored_state) != expected:
             wrong.append((type(self).__module__, before, len(text), (self._base, self._anchored_state), expected))
         wrong.extend(_searched_twice(before[0], searches, searched_to[id(self)]))
-
-    def checked_step(self, events, scanner):
-        # A step that took its cut with it (`_uncut`), replayed or not, ends
-        # on the cut the rule says (CONTEXT -1: nothing else moves _base).
-        uncut = self._uncut
-        before = (self._base, self._pos, _anchored_state(self))
-        text = texts[id(self)][: self._base + uncut]
-        original_step(self, events, scanner)
-        if uncut >= 0:
-            expected = _cut_by_the_rule(self.CUT, text, *before)
-            calls.append(before[0] != self._base)
-            if (self._base, _anchored_state(self)) != expected:
-                wrong.append(("step", type(self).__module__, before, len(text), self._base, expected))
 
     def parse(cls, prefix, chunks, tools=None):
         text = _prefix_text(cls, prefix)
@@ -401,15 +259,10 @@ def _checked_cuts(monkeypatch):
             pass
 
     monkeypatch.setattr(core.ContextCut, "cut", checked)
-    monkeypatch.setattr(core.StreamParser, "_step", checked_step)
     return parse, calls, wrong
 
 
 def _anchored_state(parser):
-    """`_anchored_state`, also after replayed steps (which keep the cut's
-    bookkeeping as its number until the next `ContextCut.cut`)."""
-    if parser._cut_stale:
-        return parser._cut_states[parser._cut_id][-1]
     return parser._anchored_state
 
 
@@ -433,17 +286,15 @@ def test_context_cut_is_where_the_rule_says_on_every_vector(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["apertus", "glm47", "lfm2", "llama4_pythonic", "olmo3"])
-def test_context_cut_is_where_the_rule_says_after_replays(name, monkeypatch):
-    """The cut check on the benchmark's stream shapes, each parsed twice (the
-    second time its steps replay their cuts, leaving the bookkeeping as a
-    number, see `ContextCut.restore`), then with a long chunk among the
-    tokens: that chunk's cut, taken by _append from the restored
-    bookkeeping, and every cut after it, must be where the rule says."""
+def test_context_cut_is_where_the_rule_says_on_stream_shapes(name, monkeypatch):
+    """The cut check on the benchmark's stream shapes, then with a long
+    chunk among the tokens: that chunk's cut, and every cut after it, must
+    be where the rule says."""
     parse, calls, wrong = _checked_cuts(monkeypatch)
     module = load_generated(name)
     cls = module.ResponseParser
     for prefix, tokens, with_long_chunk in _cut_streams(name, module, seed=11, joined=(120, 220)):
-        for chunks in (tokens, tokens, with_long_chunk):
+        for chunks in (tokens, with_long_chunk):
             parse(cls, prefix, chunks)
     assert not wrong, wrong[:5]
     assert sum(calls) > 0, (len(calls), sum(calls))  # (fewer once other tests filled the tables)
@@ -522,188 +373,18 @@ CONTEXT_TEMPLATE = {
 
 @pytest.mark.parametrize("prefix", ["", "<s>", "<s>ab", "<s>xab", "<s>b", "zzab"])
 @pytest.mark.parametrize("head", ["X", "Xq", "q", "abX", "aX"])
-def test_whole_text_searched_without_its_context(prefix, head):
-    """A whole text starting in a state whose delimiters read nothing behind
-    the read position is searched without the context before it
-    (`_feed_whole`); a transition closer to its start than CONTEXT brings the
-    context back, so `(?<=ab)X` still sees the prefix's `ab`."""
-    from compiler import compile_template
-    from differential import assert_same_whole
-
-    module = compile_template(CONTEXT_TEMPLATE, name="context_drop")
-    assert module.ResponseParser.BLIND == frozenset({-1}) and module.ResponseParser.CONTEXT == 3
-    text = head + "words and more words " * 60 + "</r> tail"
-    assert len(text) > core.SETTLE_LIMIT
-    assert_same_whole(CONTEXT_TEMPLATE, module, prefix, text)
-    parser = module.ResponseParser(prefix)
-    context = parser._buf
-    parser._feed_whole(text)
-    assert parser._lost == (context or None) and parser._pos == 0  # unsearched until finalize
-    parser.finalize()
-    with pytest.raises(RuntimeError, match="already finalized"):
-        parser._feed_whole(text)
-    # searched without the context when there was one; regained or let go
-    # at the first transition (the look-ahead open, at the first X)
-    assert parser._lost == (context if context and "X" not in text else None)
-
-
-class _CountedSearch:
-    """A Horizon search that runs the real str.find, Anchor or pass and
-    counts the characters it read: from its start to what it found, or to
-    its limit."""
-
-    def __init__(self, key, counter, anchor):
-        self.key, self.counter, self.anchor = key, counter, anchor
-
-    def search(self, buf, start, limit):
-        if self.anchor is not None:
-            found = self.anchor.find(buf, start, limit)
-            match = None if found < 0 else _Found(found)
-        elif type(self.key) is str:
-            found = buf.find(self.key, start, limit)
-            match = None if found < 0 else _Found(found)
-        else:
-            match = self.key.search(buf, start, limit)
-        self.counter[0] += max(0, (limit if match is None else match.start() + 1) - start)
-        return match
-
-
-class _Found:
-    def __init__(self, at):
-        self.at = at
-
-    def start(self):
-        return self.at
-
-
-@pytest.mark.parametrize("name", ["cohere_command", "deepseek_r1", "qwen3", "gpt_oss", "seed_oss"])
-def test_a_whole_text_is_read_about_once_per_state(name, monkeypatch):
-    """parse_response on a long text: each state's Horizon reads the text
-    from the read position to the next transition (its finds remembered per
-    parser, each bounded by the best found so far), so its searches read
-    each character about once per state, however many transitions there
-    are; the delimiters then search from where it stopped."""
-    from benchmarks.shapes import mixed_stream
-
-    module = load_generated(name)
-    cls = module.ResponseParser
-    stream = mixed_stream(name, 3000, seed=3)
-    text = stream.text
-    counter = [0]
-    horizons = {}
-    for state, horizon in cls._horizons().items():
-        if horizon is not None:
-            counted = core.Horizon.__new__(core.Horizon)
-            counted.watch = horizon.watch
-            counted.searches = tuple(
-                (_CountedSearch(key, counter, anchor), width, shortest, None)
-                for key, width, shortest, anchor in horizon.searches
-            )
-            horizons[state] = counted
-    assert horizons, "every one of these templates has a state with several trigger strings"
-    monkeypatch.setattr(cls, "_HORIZONS", {**cls._horizons(), **horizons})
-    transitions = []
-    original_open, original_close = core.StreamParser._open, core.StreamParser._close
-    monkeypatch.setattr(core.StreamParser, "_open", lambda self, *a: transitions.append(1) or original_open(self, *a))
-    monkeypatch.setattr(core.StreamParser, "_close", lambda self, *a: transitions.append(1) or original_close(self, *a))
-    expected = module.ResponseParser(stream.prefix)
-    expected.feed(text)  # the streaming path, without any Horizon: the same message
-    message = module.parse_response(text, prefix=stream.prefix)
-    assert message == expected.finalize()[0]
-    groups = max(len(h.searches) for h in horizons.values())
-    assert len(transitions) >= 4
-    assert 0 < counter[0] <= 2 * groups * len(text), (counter[0], len(text), groups, len(transitions))
-
-
-def test_a_token_routed_whole_with_its_trigger_character_becomes_plain():
-    """phi4_mini watches `functools[` in its implicit state, so ` first`
-    holds a trigger character. Met once with nothing held, the scanner
-    routes it whole; being no trigger string, no prefix of one at its end
-    and no lead at its end, it then takes the common path's one lookup like
-    any plain token (`Scanner.learns_triggered`). A state whose alternatives
-    read the character before the tail (llama4_pythonic's `)`), or whose
-    strings start with a lead character (olmo3's `\\n`), keeps asking the
-    scanner: there the answer depends on what came before."""
-    module = load_generated("phi4_mini")
-    parser = module.ResponseParser("")
-    scanner = parser._scanner_of[-1]
-    assert "f" in scanner.firsts and scanner.learns_triggered
-    for token in ["Hello", " first", " of", " all", " first", " functools", "[", "x"]:
-        parser.feed(token)
-    assert " first" in scanner.plain and scanner.trigger_holds.get(" first") == len(" first")
-    assert " functools" not in scanner.plain  # a prefix of `functools[` at its end: held
-    streamed = module.ResponseParser("")
-    streamed.feed("Hello")  # opens the region
-    for token in [" first", " first"]:
-        assert streamed.feed(token) == [{"type": "region_chunk", "field": "content", "text": token, "dirty": False}]
-    assert streamed.finalize()[0] == {"role": "assistant", "content": "Hello first first"}
-    assert not load_generated("llama4_pythonic").ResponseParser("")._scanner_of[-1].learns_triggered
-    assert not load_generated("olmo3").ResponseParser("")._scanner_of[-1].learns_triggered
-
-
-STRIP_TEMPLATE = {
-    "version": 1,
-    "start_anchor": "<s>",
-    "fields": {
-        "reasoning_content": {"open": "<think>", "close": "</think>", "content": "text"},
-        "content": {"close": "<end>", "content": "text"},
-        "notes": {"open": "<raw>", "close": "</raw>", "content": "text", "content_args": {"strip": False}},
-    },
-}
-
-
-# the same without a content field: text outside the regions goes nowhere
-NULL_SINK_TEMPLATE = {
-    **STRIP_TEMPLATE,
-    "fields": {name: field for name, field in STRIP_TEMPLATE["fields"].items() if name != "content"},
-}
-
-
-@pytest.mark.parametrize("edge", ["", " ", "\n\n", " \t\u3000\x1c", "\u2028 "])
-@pytest.mark.parametrize("inner", ["words and more words " * 60, " " * 1500, "x" + " \n" * 700 + "y"])
-def test_a_whole_text_slices_a_stripped_region_once(edge, inner):
-    """parse_response routes a long region that closes right after its body
-    without the whitespace its close strips (`_route_closing`): the value is
-    the routed slice itself, not a strip of it; so does a last region that
-    no delimiter closes (the whole text is searched as the end of the
-    stream). A whitespace-only body, a region that does not strip (`notes`)
-    and a stream keep the raw text."""
+def test_whole_text_sees_the_context_before_it(prefix, head):
+    """A whole text, parsed whole or fed as one chunk, whose first
+    transition comes right after the prefix: `(?<=ab)X` sees the prefix's
+    `ab` (the context the buffer keeps before the read position)."""
     from compiler import compile_template
     from differential import assert_same_behaviour, assert_same_whole
 
-    module = compile_template(STRIP_TEMPLATE, name="strip_once")
-    sinkless = compile_template(NULL_SINK_TEMPLATE, name="strip_once_sinkless")
-    for text in (
-        f"<think>{edge}{inner}{edge}</think>{edge}{inner}{edge}<end>",
-        f"{edge}{inner}{edge}",
-        f"<raw>{edge}{inner}{edge}</raw>",
-        f"{edge}{inner}{edge}<end>",
-    ):
-        assert len(text) > core.SETTLE_LIMIT
-        # a prefix that leaves text in the region: the body is not the slice alone
-        for prefix in ("<s>", "<s>x", "<s><think>ab"):
-            assert_same_whole(STRIP_TEMPLATE, module, prefix, text)
-        assert_same_whole(NULL_SINK_TEMPLATE, sinkless, "<s>", text)
-        assert_same_whole(NULL_SINK_TEMPLATE, sinkless, "<s>", f"{text}<think>x</think>")
-        routed = []
-        parser = module.ResponseParser("<s>")
-        real_route = parser._route
-        parser._route = lambda events, piece: routed.append(piece) or real_route(events, piece)
-        parser._feed_whole(text)
-        message = parser.finalize()[0]
-        values = [message[field] for field in ("reasoning_content", "content", "notes") if field in message]
-        stripped = inner.strip()
-        if text.startswith("<raw>"):  # a region that keeps its whitespace
-            assert routed == [f"{edge}{inner}{edge}"]
-        elif stripped:
-            assert routed == [stripped] * len(values)
-            assert all(any(value is piece for piece in routed) for value in values)
-        else:  # nothing but whitespace: routed as it is, the close strips it to nothing
-            assert all(piece.isspace() for piece in routed)
-        streamed = module.ResponseParser("<s>")
-        streamed.feed(text)
-        assert not streamed._whole  # a stream's events carry the raw text
-        assert_same_behaviour(STRIP_TEMPLATE, module, "<s>", [text])
+    module = compile_template(CONTEXT_TEMPLATE, name="context_drop")
+    assert module.ResponseParser.CONTEXT == 3
+    text = head + "words and more words " * 60 + "</r> tail"
+    assert_same_whole(CONTEXT_TEMPLATE, module, prefix, text)
+    assert_same_behaviour(CONTEXT_TEMPLATE, module, prefix, [text])
 
 
 NESTED_DEFAULTS_TEMPLATE = {

@@ -55,9 +55,7 @@ def test_tail_steps_are_the_references(path):
                     expected = type(error)
                 output = copy.deepcopy(template.get("defaults") or {})
                 try:
-                    state, pos, pieces, captures, opened = _feed_tail(
-                        parser_class, tail, output, _params(with_tools)
-                    )
+                    state, pos, pieces, captures, opened = _feed_tail(parser_class, tail, output, _params(with_tools))
                     actual = (state, pos, "".join(pieces), captures, opened, output)
                 except Exception as error:  # noqa: BLE001
                     actual = type(error)

@@ -4,8 +4,8 @@ mutmut runs the clean tests (and its forced-failure check) in the process
 it later forks each mutant's process from, so the caches of the runtime (runtime/*.py)
 arrive in the mutant's process already filled by the original code: a
 mutant of a function that only runs on a cache miss (`compiled_regex`,
-`string_delim_regex`, `regex_module`, `StreamParser._scanners` and every
-`Scanner` it builds, ...) never ran, and survived whatever it did (even
+`string_delim_regex`, `regex_module`, `StreamParser._process` on a prompt's
+tail the class kept, ...) never ran, and survived whatever it did (even
 `rx.compile(None)`). `start_fresh` drops those caches once per process, before
 the first test (tests/conftest.py calls it when MUTANT_UNDER_TEST names a
 mutant), so each mutant builds them itself.
@@ -14,15 +14,9 @@ The caches, all of them (`grep -n "cache\\|memo\\|= {}" runtime/*.py`):
 - `_COMPILED` (compiled_regex, string_delim_regex, content_regex), `_REGEX`
   (regex_module) and `SAME_IN_RE` (the tag patterns the loaded modules'
   fields registered for content_regex);
-- per parser class: `_SCANNERS` (StreamParser._scanners: the Scanners with
-  their tables of plain tokens, lead-ending tokens and holds) and
-  `_SCAN_TABLE` (StreamParser._scan_remembered), `_STEP_TABLE`
-  (StreamParser._step: remembered general steps, replayed without running
-  `_answer`, `_process` or the scanner, each with the steps remembered after
-  it, its chain) and `_CUT_STATES` (ContextCut.state_id: the cut's
-  bookkeeping, numbered);
-- per parser: `_matches` (StreamParser._scan) and the literal `_memo`, new
-  with each parser;
+- per parser class: `_TAILS` (StreamParser._remember: what a parser made of
+  a prompt's tail);
+- per recovering parser: the literal `_memo`, new with each parser;
 - per object: `Lead._all`, `Leads.non_ascii`: objects a generated module
   builds when it loads. The corpus runner loads every module afresh in the
   mutant's process; the modules the other tests load through
@@ -60,7 +54,7 @@ def start_fresh() -> None:
         while pending:
             cls = pending.pop()
             pending.extend(cls.__subclasses__())
-            for name in ("_SCANNERS", "_SCAN_TABLE", "_STEP_TABLE", "_CUT_STATES"):
+            for name in ("_TAILS",):
                 if name in cls.__dict__:
                     delattr(cls, name)
     conftest = sys.modules.get("conftest")

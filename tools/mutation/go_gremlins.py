@@ -60,17 +60,27 @@ def search_table(rng: random.Random, names: list[str]) -> list[dict]:
                     continue
                 compiled = regex.compile(delim.pattern, regex.DOTALL)
                 pieces = [delim.pattern.replace("\\", "")[i : i + 4] for i in range(0, len(delim.pattern), 3)]
-                pieces += [" ", "\n", "<", "}", "]", "x", "{", "\"", "</tool_call>", "<tool_call>", "é"]
+                pieces += [" ", "\n", "<", "}", "]", "x", "{", '"', "</tool_call>", "<tool_call>", "é"]
                 for _ in range(40):
                     text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
                     for partial in (False, True):
                         found = compiled.search(text, 0, partial=partial)
-                        row = {"pattern": delim.pattern, "template": name, "field": field.index,
-                               "kind": "open" if delim is field.open else "close", "text": text, "partial": partial}
+                        row = {
+                            "pattern": delim.pattern,
+                            "template": name,
+                            "field": field.index,
+                            "kind": "open" if delim is field.open else "close",
+                            "text": text,
+                            "partial": partial,
+                        }
                         if found is None or (found.partial and found.start() == len(text)):
                             row["want"] = None
                         else:
-                            row["want"] = [len(text[: found.start()].encode()), len(text[: found.end()].encode()), found.partial]
+                            row["want"] = [
+                                len(text[: found.start()].encode()),
+                                len(text[: found.end()].encode()),
+                                found.partial,
+                            ]
                         rows.append(row)
     return rows
 
@@ -80,14 +90,19 @@ def semantics_table() -> list[list]:
     from test_go_backend import JSON_TEXTS, NUMBER_TEXTS, STRIP_TEXTS, python_result
 
     rows = []
-    for op, texts in (("loads", JSON_TEXTS), ("int", NUMBER_TEXTS), ("float", NUMBER_TEXTS), ("strip", STRIP_TEXTS + NUMBER_TEXTS)):
+    for op, texts in (
+        ("loads", JSON_TEXTS),
+        ("int", NUMBER_TEXTS),
+        ("float", NUMBER_TEXTS),
+        ("strip", STRIP_TEXTS + NUMBER_TEXTS),
+    ):
         for text in texts:
             status, value = python_result(op, text)
             rows.append([op, text, status, json.dumps(value) if status == "ok" else value])
     return rows
 
 
-TEST_GO = '''package rt_test
+TEST_GO = """package rt_test
 
 import (
 	"encoding/json"
@@ -243,7 +258,7 @@ func TestVectors(t *testing.T) {
 		t.Fatal("no vector case matched a parser")
 	}
 }
-'''
+"""
 
 
 def build_module(folder: Path) -> None:
@@ -269,9 +284,15 @@ def build_module(folder: Path) -> None:
         entries.append(f"\t{json.dumps(name)}: {pkg}.New,\n")
         programs.append(f"\t{json.dumps(name)}: {pkg}.Compiled(),\n")
     (folder / "python_test.go").write_text(
-        TEST_GO % {"module": RUNTIME_MODULE, "imports": "".join(imports), "entries": "".join(entries),
-                   "programs": "".join(programs), "vectors": VECTORS.as_posix(),
-                   "failures": (ROOT / "compiler" / "conformance" / "failures" / "go.txt").as_posix()},
+        TEST_GO
+        % {
+            "module": RUNTIME_MODULE,
+            "imports": "".join(imports),
+            "entries": "".join(entries),
+            "programs": "".join(programs),
+            "vectors": VECTORS.as_posix(),
+            "failures": (ROOT / "compiler" / "conformance" / "failures" / "go.txt").as_posix(),
+        },
         encoding="utf-8",
     )
     (folder / "search.json").write_text(json.dumps(search_table(random.Random(13), accepted)), encoding="utf-8")
@@ -285,14 +306,27 @@ def main() -> int:
     args.add_argument("--workers", default="1")
     args.add_argument("--timeout-coefficient", default="10", help="gremlins' timeout: this times the coverage run")
     args.add_argument("--dry-run", action="store_true", help="list the mutants and their coverage, run none")
-    args.add_argument("--report", nargs="+", type=Path, metavar="LOG",
-                      help="merge the output of runs (gremlins' lines and --apply's) into the score per file, "
-                           "with tools/mutation/go_equivalents.json left out; no run")
-    args.add_argument("--apply", action="append", default=[], metavar="FILE:LINE:COL:MUTATOR",
-                      help="apply one mutant gremlins listed (e.g. one it could not map coverage to) "
-                           "to the kept module, run go test, restore the file; repeatable")
-    args.add_argument("--files", help="comma-separated runtime files to mutate, each whole or a line range "
-                      "(value.go,match.go:100-300); default: all")
+    args.add_argument(
+        "--report",
+        nargs="+",
+        type=Path,
+        metavar="LOG",
+        help="merge the output of runs (gremlins' lines and --apply's) into the score per file, "
+        "with tools/mutation/go_equivalents.json left out; no run",
+    )
+    args.add_argument(
+        "--apply",
+        action="append",
+        default=[],
+        metavar="FILE:LINE:COL:MUTATOR",
+        help="apply one mutant gremlins listed (e.g. one it could not map coverage to) "
+        "to the kept module, run go test, restore the file; repeatable",
+    )
+    args.add_argument(
+        "--files",
+        help="comma-separated runtime files to mutate, each whole or a line range "
+        "(value.go,match.go:100-300); default: all",
+    )
     options = args.parse_args()
     if options.report:
         return report(options.report)
@@ -308,7 +342,16 @@ def main() -> int:
         for mutant in options.apply:
             print(mutant, run_mutant(folder, mutant, env), flush=True)
         return 0
-    command = ["gremlins", "unleash", "--workers", options.workers, "--test-cpu", "1", "--timeout-coefficient", options.timeout_coefficient]
+    command = [
+        "gremlins",
+        "unleash",
+        "--workers",
+        options.workers,
+        "--test-cpu",
+        "1",
+        "--timeout-coefficient",
+        options.timeout_coefficient,
+    ]
     if options.dry_run:
         command.append("--dry-run")
     output = folder / "gremlins.json"
@@ -361,9 +404,13 @@ def report(logs: list[Path]) -> int:
         scored = killed + counts["LIVED"] + counts["NOT COVERED"]
         total["killed"] += killed
         total["scored"] += scored
-        print(f"| `{file}` | {counts['KILLED']} | {counts['TIMED OUT']} | {counts['LIVED']} | {counts['NOT COVERED']} "
-              f"| {counts['equivalent']} | {killed} / {scored} = {100 * killed / max(scored, 1):.1f}% |")
-    print(f"| all | | | | | | {total['killed']} / {total['scored']} = {100 * total['killed'] / max(total['scored'], 1):.1f}% |")
+        print(
+            f"| `{file}` | {counts['KILLED']} | {counts['TIMED OUT']} | {counts['LIVED']} | {counts['NOT COVERED']} "
+            f"| {counts['equivalent']} | {killed} / {scored} = {100 * killed / max(scored, 1):.1f}% |"
+        )
+    print(
+        f"| all | | | | | | {total['killed']} / {total['scored']} = {100 * total['killed'] / max(total['scored'], 1):.1f}% |"
+    )
     for row in rows:
         print("not killed:", row)
     seen = {"{}:{}:{}:{}".format(*key) for key in status}
@@ -390,11 +437,16 @@ def run_mutant(folder: Path, mutant: str, env: dict) -> str:
     text, at = lines[int(line) - 1], int(col) - 1
     table = REPLACEMENTS[mutator]
     op = next(o for o in sorted(table, key=len, reverse=True) if text.startswith(o, at))
-    lines[int(line) - 1] = text[:at] + table[op] + text[at + len(op):]
+    lines[int(line) - 1] = text[:at] + table[op] + text[at + len(op) :]
     try:
         path.write_text("\n".join(lines), encoding="utf-8")
-        done = subprocess.run(["go", "test", "-count=1", "-failfast", "-timeout", "300s", "."], cwd=folder, env=env,
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            ["go", "test", "-count=1", "-failfast", "-timeout", "300s", "."],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if "[build failed]" in done.stdout + done.stderr or "[setup failed]" in done.stdout + done.stderr:
             return "NOT VIABLE"
         return "KILLED" if done.returncode != 0 else "LIVED"
@@ -406,6 +458,7 @@ def only_files(folder: Path, names: list[str]) -> None:
     """Scope gremlins to whole files or line ranges: commit the module with
     those lines blank, so `--diff HEAD` sees them as changed and no line
     elsewhere."""
+
     def git(*args: str) -> None:
         subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
 
@@ -425,6 +478,7 @@ def only_files(folder: Path, names: list[str]) -> None:
     git("-c", "user.name=gremlins", "-c", "user.email=gremlins@localhost", "commit", "-q", "-m", "blank")
     for file, text in saved.items():
         (folder / file).write_text(text, encoding="utf-8")
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -51,8 +51,8 @@ def dotted(path: str) -> str:
 # The modules by concern (docs/runtime.md); a module in no group is scored alone.
 GROUPS = (
     ("content parsers, transforms, tool typing", ("values", "markup")),
-    ("delimiters and the scanner", ("delimiters", "settled", "scanner")),
-    ("streaming driver", ("cut", "feed", "stream")),
+    ("delimiters", ("delimiters", "settled")),
+    ("streaming driver", ("cut", "stream")),
     ("whole texts", ("whole",)),
     ("recovery mode", ("recover",)),
 )

@@ -17,6 +17,7 @@ from ...version import __version__
 from ...regex.same_in_re import same_in_re_on_ascii
 from ...ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..literals import python_literal
+from .stream import feed_code, process_code, tail_constants
 from .vendor import runtime_modules, vendored_runtime
 
 BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
@@ -78,6 +79,13 @@ def _context_cut_code(program: Program) -> str:
     return f"ContextCut({args})"
 
 
+def _owner_code(owner, leads: dict, watch: list[str]) -> str:
+    """An owner of a scan's trigger string (ScanPlan.owners): its lead and
+    look-behind strings, or the delimiter whose regex is asked."""
+    lead, after, number = owner
+    return f"({'None' if lead is None else leads[lead]}, {python_literal(tuple(after))}, {'None' if number < 0 else watch[number]})"
+
+
 def _lead_tuple(items, leads: dict) -> str:
     return f"({''.join(leads[lead] + ', ' for lead in items)})"
 
@@ -90,14 +98,6 @@ def _branches_code(delim, hint, leads: dict) -> str:
         args.append(f"triggers={python_literal(list(hint.triggers))}")
     if hint.leads:
         args.append(f"leads={_lead_tuple(hint.leads, leads)}")
-    rules = []
-    for branch in hint.branches:
-        lead = leads[branch.hold_lead] if branch.hold_lead is not None else "None"
-        rules.append(f"({python_literal(list(branch.triggers))}, {branch.exact}, {lead})")
-    args.append(f"branches=({''.join(rule + ', ' for rule in rules)})")
-    at_start = [index for index, branch in enumerate(hint.branches) if branch.at_start]
-    if at_start:
-        args.append(f"at_start=({''.join(f'{index}, ' for index in at_start)})")
     if hint.behind:
         args.append(f"behind={python_literal(''.join(hint.behind))}")
     settled = _settled_code(delim, leads)
@@ -162,7 +162,7 @@ def _lead_run(whole, at: str, floor: str, indent: str, entry: dict, end: str = "
         return [first]
     runs = entry.setdefault("runs", {})
     number = runs.setdefault(whole.leads, (len(runs), whole.lead_ascii))[0]
-    test = f"(c := buf[r - 1]) in RUN_{number} or c >= \"\\x80\" and IN_RUN_{number}(c)"
+    test = f'(c := buf[r - 1]) in RUN_{number} or c >= "\\x80" and IN_RUN_{number}(c)'
     return [first, f"{indent}while r > {floor} and ({test}):", f"{indent}    r -= 1"]
 
 
@@ -210,7 +210,11 @@ def _pattern_search(var: str, whole, slot: int, tslots: dict, entry: dict) -> li
     lines += found
     lines += [f"        if {at} < 0:", f"            m{slot} = None", "            break"]
     if behind:
-        lines += [f"        m{slot} = {var}_MATCH(buf, {at} + 1)", f"        if m{slot} is not None:", "            break"]
+        lines += [
+            f"        m{slot} = {var}_MATCH(buf, {at} + 1)",
+            f"        if m{slot} is not None:",
+            "            break",
+        ]
     elif whole.one_start:
         lines += _lead_run(whole, at, "s", "        ", entry)
         lines += [f"        m{slot} = {var}_MATCH(buf, r)", f"        if m{slot} is not None:", "            break"]
@@ -367,29 +371,29 @@ def render(program: Program, *, vendored: bool = False) -> str:
         ]
         region = "implicit region" if state.region is None else names[state.region]
         comment = f"{region}: " + (", ".join(f"{w.kind} {names[w.field]}" for w in state.watch) or "nothing")
-        fast = None
-        plan = state.search_plan
-        if plan is not None:
-            fast = f"FastPath({python_literal(''.join(plan.triggers))}"
-            if plan.leads:
-                fast += f", leads=({''.join(leads[lead] + ', ' for lead in plan.leads)})"
-            if plan.hold_lead is not None:
-                fast += f", hold_lead={leads[plan.hold_lead]}"
-            fast += ")"
-        states.append(
-            {
-                "key": -1 if state.region is None else state.region,
-                "watch": watch,
-                "comment": comment,
-                "fast": fast,
-                "reach": None if state.reach == program.context else state.reach,
-                "blind": program.context > 0 and state.blind,
-            }
-        )
+        states.append({"key": -1 if state.region is None else state.region, "watch": watch, "comment": comment})
     slots: dict = {}
     tslots: dict = {}
     entry: dict = {}
     scans = [_scan_code(program, state, delimiter_vars, slots, tslots, entry) for state in program.states]
+    tails: dict = {}
+    stream = process_code(program, delimiter_vars, entry.setdefault("runs", {}), tails)
+    feed = feed_code(program, entry["runs"])
+    for state in program.states:
+        for _string, (lead, _after, _number) in state.scan.owners if state.scan is not None else ():
+            if lead is not None:
+                leads.setdefault(lead, f"LEAD_{len(leads)}")
+        if state.hold_run_lead is not None:
+            leads.setdefault(state.hold_run_lead, f"LEAD_{len(leads)}")
+    for hold in feed["holds"]:
+        state = hold["state"]
+        watch = [delimiter_vars[(w.kind, w.field)] for w in state.watch]
+        hold["owners"] = [
+            (python_literal(string), _owner_code(owner, leads, watch)) for string, owner in hold["owners"]
+        ]
+    tables = feed["tables"]
+    tables["behind"] = {key: python_literal(chars) for key, chars in tables["behind"].items()}
+    tables["hold_lead"] = {key: leads[lead] for key, lead in tables["hold_lead"].items()}
     cut = _context_cut_code(program)
     used_names = " ".join(d["code"] for d in delimiters) + " ".join(" ".join(f["args"]) for f in fields)
     used_names += _delimiter_code(program.start_anchor)
@@ -399,10 +403,12 @@ def render(program: Program, *, vendored: bool = False) -> str:
         imports.append("last_anchor_end")
     imports += ["close_region", "tool_parameters"]
     imports += [name for name in ("Literals", "Pattern", "Placeholder", "Settled") if f"{name}(" in used_names]
-    imports += ["FastPath"] if any(state["fast"] for state in states) else []
     imports += ["ContextCut"] if cut else []
     imports += ["Lead"] if leads else []
     imports += ["Leads"] if entry.get("runs") else []
+    imports += ["tail_prefix_start"] if tails else []
+    imports += ["hold_start", "prefix_rules"] if feed["holds"] else []
+    imports += ["SHORT"] if "SHORT" in str(stream) else []
     source = _env.get_template("module.py.j2").render(
         version=__version__,
         origin=program.origin,
@@ -424,8 +430,16 @@ def render(program: Program, *, vendored: bool = False) -> str:
         cut=cut,
         states=states,
         scans=scans,
+        stream=stream,
+        feed=feed,
+        tables=tables,
+        anchor_literals=(
+            python_literal(tuple(program.start_anchor.literals))
+            if isinstance(program.start_anchor, LiteralDelimiter)
+            else None
+        ),
         slots=[f"d{slot}" for slot in sorted(slots.values())] + [f"t{slot}" for slot in sorted(tslots.values())],
-        entry=[{"var": var, "code": code} for var, code in entry_code(entry, leads)],
+        entry=[{"var": var, "code": code} for var, code in entry_code(entry, leads) + tail_constants(tails)],
         anchor=python_literal(program.start_anchor.literals[0]) if program.anchor_from_end else None,
         anchor_size=len(program.start_anchor.literals[0]) if program.anchor_from_end else 0,
         anchors_from_end=program.anchors_from_end,

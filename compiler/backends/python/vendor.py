@@ -9,7 +9,7 @@ read off the IR:
 
 - markup: only when a field's content parser is xml-inline or kv-lines, or
   json with a dialect rewrite (its content and content_args);
-- always: values, delimiters, scanner, feed, stream, whole (the driver and
+- always: values, delimiters, stream, whole (the driver and
   `parse_response`) and recover (`recover=True` is chosen at run time, so
   every parser keeps it);
 - settled: only when a delimiter has `settled` patterns (RegexDelimiter.settled);
@@ -40,7 +40,7 @@ from ...ir import LiteralDelimiter, Program
 # The runtime's own line length (pyproject.toml).
 VENDOR_MODE = black.Mode(line_length=120, target_versions={black.TargetVersion.PY39})
 
-RUNTIME_ORDER = ("values", "markup", "delimiters", "settled", "scanner", "cut", "feed", "stream", "whole", "recover")
+RUNTIME_ORDER = ("values", "markup", "delimiters", "settled", "cut", "stream", "whole", "recover")
 _RUNTIME_IMPORT = re.compile(r"(?m)^from runtime\.\w+ import (?:\((?:.|\n)*?\)|.*)\n")
 _STDLIB_IMPORT = re.compile(r"(?m)^(?:import \w+|from [\w.]+ import [\w, ]+)\n")
 

@@ -258,111 +258,99 @@ SHAPES.append(
 )
 
 
-def test_inside_shape_has_a_scanner(compiled):
-    """The implicit state of the inside shape gets a scanner that knows the
-    look-behinds' last character (it had none while such look-behinds made
-    the delimiter keep the plain search)."""
-    from runtime.core import Scanner
-
+def test_inside_shape_scans_after_its_look_behind_character(compiled):
+    """The implicit state of the inside shape is scanned, but not right
+    after the look-behinds' last character (StreamParser.BEHIND): it had no
+    fast path while such look-behinds made the delimiter keep the plain search."""
     parser = compiled(SHAPES[3]).ResponseParser
-    scanner = Scanner.of_state(parser.WATCH[-1], parser.FAST.get(-1))
-    assert scanner is not None and scanner.behind == ")"
+    assert -1 in parser.SCANNED and parser.BEHIND[-1] == ")"
 
 
-def test_behind_shape_has_scanners(compiled):
-    """The look-behind closes give the tool-call state a scanner that knows
-    the characters its matches follow (runtime/core.py, Scanner.behind)."""
-    from runtime.core import Scanner
-
+def test_behind_shape_is_scanned(compiled):
+    """The look-behind closes give the tool-call state a scan that waits
+    while the read position follows one of their characters."""
     parser = compiled(SHAPES[2]).ResponseParser
     close = parser.FIELDS[1].close
     assert close.behind == ">}" and close.triggers is None
-    scanner = Scanner.of_state(parser.WATCH[1], parser.FAST.get(1))
-    assert scanner is not None and scanner.behind == ">}"
+    assert 1 in parser.SCANNED and parser.BEHIND[1] == ">}"
     # `(?<=\.)(?=\s*<tool>)` still gives a trigger string (its look-ahead's)
-    assert Scanner.of_state(parser.WATCH[0], parser.FAST.get(0)).behind == ""
+    assert 0 not in parser.BEHIND
 
 
-def test_behind_stream_takes_the_common_path(compiled):
+def test_behind_stream_takes_the_fast_path(compiled):
     """Argument tokens after a look-behind close's last character are routed
-    on the common path once a token without it follows."""
+    on the fast path once a token without it follows."""
     module = compiled(SHAPES[2])
     parser = module.ResponseParser("<|assistant|>")
     parser.feed("<tool>f>")
-    assert parser._hot is None  # right after `>`: only the search can tell
+    assert parser._ready < 0 or parser._ready >= 1000  # right after `>`: only the search can tell
     parser.feed("a")
     parser.feed("b")
-    assert parser._hot is not None
+    assert parser._ready == 1
     parser.feed("}")
-    assert parser._hot is None
+    assert parser._ready != 1
     parser.feed(" ")
     parser.feed("x")
     message, _ = parser.finalize()
     assert message["tool_calls"] == [{"name": "f", "arguments": "ab} x"}]
 
 
-def test_newline_trigger_shape_has_a_scanner(compiled):
-    """The implicit state of the newline-trigger shape gets a scanner whose
-    lead triggers hold the newline (runtime/core.py, Scanner.of_state)."""
-    from runtime.core import Scanner
+def test_newline_trigger_shape_searches_a_newline(compiled):
+    """In the newline-trigger shape a newline is a trigger string that is a
+    lead character too: text holding one is searched, never held as a run."""
+    module = compiled(SHAPES[1])
+    parser = module.ResponseParser
+    assert -1 in parser.SCANNED and -1 not in parser.HOLD_LEAD
 
-    parser = compiled(SHAPES[1]).ResponseParser
-    scanner = Scanner.of_state(parser.WATCH[-1], parser.FAST.get(-1))
-    assert scanner is not None and "\n" in scanner.lead_triggers
+
+def _program(shape):
+    from compiler.frontend import source as sources
+    from compiler.pipeline import to_program
+
+    return to_program(sources.from_dict(shape.template, name=shape.name))
 
 
 def test_every_delimiter_gets_branch_hints(compiled):
     """The shape exercises the hints: each regex delimiter is read branch by
-    branch, and every state gets a scanner (runtime/core.py)."""
-    from runtime.core import Scanner
-
+    branch, and every state is scanned (compiler/passes/scan_plan.py)."""
     parser = compiled(SHAPES[0]).ResponseParser
     for field in parser.FIELDS:
         for delim in (field.open, field.close):
             if delim is not None and delim.literals is None:
                 assert delim.triggers is not None, delim.pattern
-                if field.name != "content":
+    for field in _program(SHAPES[0]).fields:
+        if field.name != "content":
+            for delim in (field.open, field.close):
+                if delim is not None and not hasattr(delim, "literals"):
                     assert delim.branches is not None, delim.pattern
-    for state, watch in parser.WATCH.items():
-        assert Scanner.of_state(watch, parser.FAST.get(state)) is not None, state
+    assert set(parser.SCANNED) == set(parser.WATCH)
 
 
-def test_at_start_scanner_drops_the_dead_alternative(compiled):
-    """The implicit state's scanner keeps the `^` alternative's prefixes
-    (held at the text's start); the one asked once anything is consumed
-    has none of them, and the parser switches to it for good."""
-    parser_class = compiled(SHAPES[4]).ResponseParser
-    assert parser_class.FIELDS[0].open.at_start == (0, 1)  # `^` before the group: both of its branches
-    scanner = parser_class._scanners()[-1]
-    later = scanner.later
-    assert later is not scanner and later.later is later
-    assert "Here is my plan:" in scanner.strings and not any(s.startswith("Her") for s in later.strings)
-    assert scanner.hold("Here i") == -1  # the full scanner leaves it to the search
-    assert later.hold("Here i") == len("Here i") and later.hold("x <th") == 1
-    for _ in range(2):  # the second time, the steps are remembered ones, replayed
-        parser = parser_class("<|assistant|>")
-        assert parser.feed("Here i") == []  # held: the text's start may still open reasoning
-        parser.feed("dea")
-        assert parser._scanner is later
-        events = parser.feed("Here i")  # a plain token now, on the common path
-        assert events == [{"type": "region_chunk", "field": "content", "text": "Here i", "dirty": False}]
-        assert parser._hot is later.plain
-        message, _ = parser.finalize()
-        assert message == {"content": "Here ideaHere i"}
-        # a step past the start that leaves text held (` <th`), not the common path open
-        parser = parser_class("<|assistant|>")
-        assert parser.feed("Hi <th") == [
-            {"type": "region_open", "field": "content"},
-            {"type": "region_chunk", "field": "content", "text": "Hi", "dirty": False},
-        ]
-        assert parser._hot is None and parser._scanner is later
-    # `\A` too; with nothing else watched, every token is plain once past the start
-    start_only = compiled(SHAPES[5]).ResponseParser._scanners()[-1]
-    assert start_only.later is not start_only and start_only.later.strings == ()
-    assert start_only.later.hold("a <th") == 5 and start_only.hold("a <th") == -1
-    # a state whose delimiters have no such alternative asks one scanner
-    plain_class = compiled(SHAPES[1]).ResponseParser
-    assert all(s is None or s.later is s for s in plain_class._scanners().values())
+def test_at_start_alternative_is_left_to_the_search_at_the_start(compiled):
+    """An alternative that matches only where the text starts (`^`) is left
+    out of the implicit state's scan, which is therefore not asked before
+    anything is consumed; from then on `Here i` is text like any other."""
+    module = compiled(SHAPES[4])
+    parser_class = module.ResponseParser
+    branches = _program(SHAPES[4]).fields[0].open.branches.branches
+    assert [b.at_start for b in branches[:2]] == [True, True]  # `^` before the group: both of its branches
+    assert -1 in parser_class.AT_START
+    scan = parser_class.SCANS[-1]
+    parser = parser_class("<|assistant|>")
+    assert scan("Here i", parser, 1) == (len("Here i"), False)  # as past the start
+    assert parser.feed("Here i") == []  # held: the text's start may still open reasoning
+    parser.feed("dea")
+    events = parser.feed("Here i")  # plain text now
+    assert events == [{"type": "region_chunk", "field": "content", "text": "Here i", "dirty": False}]
+    message, _ = parser.finalize()
+    assert message == {"content": "Here ideaHere i"}
+    parser = parser_class("<|assistant|>")
+    assert parser.feed("Hi <th") == [
+        {"type": "region_open", "field": "content"},
+        {"type": "region_chunk", "field": "content", "text": "Hi", "dirty": False},
+    ]
+    # a state whose delimiters have no such alternative is asked from the start
+    assert not compiled(SHAPES[1]).ResponseParser.AT_START
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])

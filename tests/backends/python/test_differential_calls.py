@@ -3,10 +3,9 @@ the pieces of the template's own calls (benchmarks/shapes.py finds them in
 its samples) cut at several places and drawn in any order, with broken
 bodies and stray text among them.
 
-The general step is remembered per parser class (`StreamParser._step`):
-one class meets the same steps again and again here, from fresh parsers, with
-and without tools, and must replay them exactly, including a close whose
-value fails after the same step succeeded before."""
+One class meets the same steps again and again here, from fresh parsers,
+with and without tools, and must take them exactly each time, including a
+close whose value fails after the same step succeeded before."""
 
 from __future__ import annotations
 
@@ -24,8 +23,8 @@ from differential import assert_same_behaviour, same
 
 EXAMPLES = int(os.environ.get("DIFF_EXAMPLES", "120"))
 
-# One module per template for the whole run: its class's tables (plain
-# tokens, remembered steps) fill up across examples, as in a server.
+# One module per template for the whole run, as in a server (its class
+# keeps what it made of the prompts' tails).
 module_of = functools.cache(load_generated)
 
 
@@ -55,8 +54,8 @@ def test_calls_pieces_match_reference(name, data):
 
 @pytest.mark.parametrize("name", _applicable())
 def test_repeated_calls_then_a_broken_one(name):
-    """The same calls many times (every step remembered), then a call whose
-    body stops halfway, closed as the others: the remembered close must fail
+    """The same calls many times, then a call whose
+    body stops halfway, closed as the others: the close must fail
     as the reference does, at the same feed."""
     prefix, _calls, _pieces = _vocabulary(name)
     module, template = module_of(name), load_template(name)

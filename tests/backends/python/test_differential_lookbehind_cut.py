@@ -1,7 +1,7 @@
 """The templates whose look-behinds are unbounded but provably confined
 (compiler/passes/lookbehind_reach.py) drop the text no look-behind can read any
-more (`ContextCut`, `ContextCut.cut`), so their steps are
-remembered and replayed. Checked against the reference on streams built to
+more (`ContextCut`, `ContextCut.cut`), so their buffer stays short.
+Checked against the reference on streams built to
 meet the cut's edges: barriers whole and split, the look-behinds' last
 characters right after a barrier, the anchored head at the start of the text
 or not, and the sentinel character itself in the text."""
@@ -116,7 +116,7 @@ def test_region_shapes_after_a_cut_match_reference(name, shape):
 
 @pytest.mark.parametrize("name", CUT_TEMPLATES)
 def test_many_calls_after_a_cut_match_reference(name):
-    """Enough calls for several cuts, the same steps replayed, then text that
+    """Enough calls for several cuts, then text that
     the look-behinds read right after the last barrier."""
     module = module_of(name)
     stream = shape_stream(name, "calls", 40, module)
@@ -142,8 +142,7 @@ def test_many_calls_after_a_cut_match_reference(name):
 def test_llama4_head_alive_keeps_the_text():
     """llama4_pythonic's `(?<=^\\s*\\[.*\\))` is alive when the text starts
     with `[`: its look-behind reads back to the start, so nothing is cut
-    (the calls run past STEP_LIMIT, so cuts are tried outside the
-    remembered steps)."""
+    (the calls run long, so cuts are tried all along)."""
     name = "llama4_pythonic"
     module = module_of(name)
     prefix = "<|header_start|>assistant<|header_end|>\n\n"
@@ -156,8 +155,6 @@ def test_llama4_head_alive_keeps_the_text():
     parser = module.ResponseParser(prefix)
     for chunk in chunks:
         parser.feed(chunk)
-    if parser._cut_stale:  # replayed steps keep the cut's bookkeeping as its number (see _step)
-        parser.CUT.restore(parser)
     assert parser._anchored_state is False and parser._base == 0
 
 
@@ -169,8 +166,6 @@ def test_llama4_dead_head_puts_the_sentinel():
     for _ in range(5):
         for chunk in ("<|python_start|>[get_weather(", 'city="Oslo"', ")]<|python_end|>"):
             parser.feed(chunk)
-    if parser._cut_stale:  # replayed steps keep the cut's bookkeeping as its number (see _step)
-        parser.CUT.restore(parser)
     assert parser._anchored_state is True and parser._base > 0
     assert parser._buf[0] == module.ResponseParser.CUT.sentinel
 
@@ -197,7 +192,7 @@ def test_counted_cut_streams_match_reference(name, data):
 
 @pytest.mark.parametrize("name", COUNTED_TEMPLATES)
 def test_many_calls_after_a_counted_cut_match_reference(name):
-    """Enough calls for many cuts (the same steps replayed), then closes
+    """Enough calls for many cuts, then closes
     whose look-behind reads back across the last `<` characters: a name run,
     a whitespace run, the argument's close."""
     module = module_of(name)

@@ -27,7 +27,28 @@ from runtime.core import Lead, Leads, Pattern, Settled  # noqa: F401 - the rende
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "templates_src" / "samples"
 NAMES = sorted(path.stem for path in SAMPLES.glob("*.json"))
-EXTRA = ["\xa0", "\u3000", "\x85", "\x1c", "\u2028", " ", "  ", "\n", "\t", "\r\n", "{", "}", "a", "x1", ":", '"', "<", ">", "|", "```"]
+EXTRA = [
+    "\xa0",
+    "\u3000",
+    "\x85",
+    "\x1c",
+    "\u2028",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "\r\n",
+    "{",
+    "}",
+    "a",
+    "x1",
+    ":",
+    '"',
+    "<",
+    ">",
+    "|",
+    "```",
+]
 
 
 def _program(name):
