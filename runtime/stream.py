@@ -337,8 +337,11 @@ class StreamParser:
             lead = self.HOLD_LEAD.get(state)
             if lead is not None and lead.holds(held):
                 ready = state
-            elif self.SCANS[state](held, self, pos)[0] < 0:
-                ready = state + LONG  # a whole trigger string, in a match that goes on (_waits)
+            elif len(held) > 1 and self.SCANS[state](held[:-1], self, pos)[0] < 0:
+                # a whole trigger string before its last character: a long
+                # delimiter that goes on, asked of _waits first (one that
+                # ends in its trigger string is mostly committed next)
+                ready = state + LONG
             else:
                 ready = state + WAIT
         self._ready = ready

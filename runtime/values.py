@@ -422,11 +422,16 @@ def cast_argument(raw, types):
     [typing.union, typing.union.later-type-wins, typing.all-fail-stays-string,
     typing.string.fails, typing.unknown-type]."""
     for type_name in types:
+        if type_name not in _CASTS:
+            continue  # `string` and unknown names keep the text (without raising)
         try:
             return _cast_one(raw, type_name)
         except ValueError:
             continue
     return raw
+
+
+_CASTS = frozenset({"integer", "number", "boolean", "null", "object", "array"})  # the names _cast_one casts to
 
 
 def _json_schema_of(function):
