@@ -171,6 +171,10 @@ class RegexDelimiter:
     # How a whole text is searched for it, with no partial matches
     # (compiler/passes/whole_search.py); None: the runtime's Pattern.search.
     whole: WholeSearch | None = None
+    # Literals one of which every match consumes (regex/analysis.py
+    # closing_literals); a text without them holds no complete match. ()
+    # when not known.
+    ends: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,7 @@ class Pattern:
         "behind",
         "finder",
         "settled",
+        "ends",
     )
 
     grows_at_edge = True
@@ -163,8 +164,12 @@ class Pattern:
         simple=False,
         behind="",
         settled=None,
+        ends=(),
     ):
         self.pattern = pattern
+        # Literals one of which every match consumes: a text without them
+        # holds no complete match (the compiler's closing_literals).
+        self.ends = ends
         # Smaller patterns for when the buffer settles the look-behind
         # branches (see Settled); None for most patterns.
         self.settled = settled

@@ -239,7 +239,10 @@ class StreamParser:
                 if found is None:
                     continue
                 if found.partial:
-                    if compiled.search(whole, len(before)) is not None:
+                    ends = delim.ends
+                    if (not ends or any(end in tail for end in ends)) and compiled.search(
+                        whole, len(before)
+                    ) is not None:
                         continue
                 elif found.end() != len(whole):
                     continue

@@ -1,23 +1,27 @@
-"""Passes: where a regex delimiter's match can start (its trigger strings and
-lead classes, from fast_path.py's analysis), and per state the trigger
-characters that let most text skip the regex engine."""
+"""Passes: where a regex delimiter's match can start (its trigger strings
+and lead classes, from fast_path.py's analysis) and which literals a match
+needs, and per state the trigger characters that let most text skip the
+regex engine."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from ..ir import Delimiter, Program, RegexDelimiter
+from ..regex.analysis import closing_literals
 from .fast_path import fast_path_of, merge_fast_paths
 
 
 def _hinted(delim: Delimiter | None) -> Delimiter | None:
     if isinstance(delim, RegexDelimiter):
-        return dataclasses.replace(delim, hint=fast_path_of(delim))
+        ends = closing_literals(delim.ast) if delim.ast is not None else ()
+        return dataclasses.replace(delim, hint=fast_path_of(delim), ends=ends)
     return delim
 
 
 def plan_search_hints(program: Program) -> Program:
-    """Regex delimiters learn where a match can start (see analysis.py)."""
+    """Regex delimiters learn where a match can start (see fast_path.py)
+    and the literals every match consumes."""
     fields = tuple(
         dataclasses.replace(field, open=_hinted(field.open), close=_hinted(field.close)) for field in program.fields
     )

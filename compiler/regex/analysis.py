@@ -382,6 +382,43 @@ def backtracking_risk(ast: Regex | Node) -> str | None:
     return _risk(root_of(ast))
 
 
+def closing_literals(ast: Regex | Node) -> tuple[str, ...]:
+    """Literals one of which every match consumes, each alternative's last
+    case-sensitive literal run (`<|message|>` in `...(?:\\w+\\s*)?<\\|message\\|>`):
+    a text that holds none of them holds no complete match, wherever a
+    partial one began. (): no such set (an alternative needs no literal)."""
+    found = _last_needed(root_of(ast))
+    return tuple(sorted(found)) if found else ()
+
+
+def _last_needed(node: Node) -> set[str] | None:
+    if isinstance(node, Alt):
+        out: set[str] = set()
+        for branch in node.branches:
+            needed = _last_needed(branch)
+            if not needed:
+                return None
+            out |= needed
+        return out
+    if isinstance(node, Repeat):
+        return _last_needed(node.body) if node.min >= 1 else None
+    items = flat_items(node)
+    end = len(items)
+    while end > 0:
+        item = items[end - 1]
+        if isinstance(item, Char) and not item.icase:
+            start = end - 1
+            while start > 0 and isinstance(items[start - 1], Char) and not items[start - 1].icase:
+                start -= 1
+            return {"".join(char.char for char in items[start:end])}
+        if isinstance(item, (Alt, Repeat)):
+            needed = _last_needed(item)
+            if needed:
+                return needed
+        end -= 1  # (look-arounds, anchors and classes consume no literal)
+    return None
+
+
 # ---------------------------------------------------------------------------
 # Known misreadings by the `regex` module (the reference engine)
 # ---------------------------------------------------------------------------

@@ -88,6 +88,7 @@ REASONING_CONTENT_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<|inner_prefix|>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -110,12 +111,14 @@ TOOL_CALLS_OPEN = Pattern(
         ),
         absent=(("<|tools_prefix|>", None),),
     ),
+    ends=(":",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     '(?<=\\})\\s*\\}(?=\\s*,\\s*\\{\\s*"[^"]+"\\s*:\\s*\\{)|(?<=\\})\\s*\\}\\s*\\]\\s*<\\|tools_suffix\\|>|(?<=\\})\\s*\\}\\s*\\]\\s*\\Z',
     triggers=["}"],
     leads=(LEAD_0,),
+    ends=("<|tools_suffix|>", "]", "}"),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -124,6 +127,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|assistant_end|>", "<|tools_suffix|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -95,6 +95,7 @@ TOOL_CALLS_OPEN = Pattern(
     '\\s*<tool_calls>\\s*\\[\\s*|(?<=\\})\\s*,\\s*(?=\\{\\s*"name")',
     triggers=[",", "<tool_calls>"],
     leads=(LEAD_0,),
+    ends=(",", "["),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -113,6 +114,13 @@ CONTENT_CLOSE = Pattern(
         "[END FINAL RESPONSE]",
     ],
     leads=(LEAD_0,),
+    ends=(
+        "</tool_calls>",
+        "<|endoftext|>",
+        "<|end|>",
+        "[BEGIN FINAL RESPONSE]",
+        "[END FINAL RESPONSE]",
+    ),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

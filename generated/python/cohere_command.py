@@ -93,6 +93,7 @@ TOOL_CALLS_CLOSE = Pattern(
     "<\\|END_ACTION\\|>(?:(?=\\s*(?:<\\|END_OF_TURN_TOKEN\\|>|<\\|START_RESPONSE\\|>|<\\|START_TEXT\\|>))|\\s*\\Z)|(?<=\\])\\s*<\\|END_ACTION\\|>",
     triggers=["<|END_ACTION|>"],
     leads=(LEAD_0,),
+    ends=("<|END_ACTION|>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -108,6 +109,13 @@ CONTENT_CLOSE = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=(
+        "<|END_OF_TURN_TOKEN|>",
+        "<|END_RESPONSE|>",
+        "<|END_TEXT|>",
+        "<|START_RESPONSE|>",
+        "<|START_TEXT|>",
+    ),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -86,6 +86,7 @@ REASONING_CONTENT_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<|START_THINKING|>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -98,6 +99,7 @@ TOOL_CALLS_OPEN = Pattern(
     '\\s*<\\|START_ACTION\\|>\\s*\\[\\s*(?=\\{)|(?<=\\})\\s*,\\s*(?=\\{\\s*"tool_(?:call_id|name)"\\s*:)',
     triggers=[",", "<|START_ACTION|>"],
     leads=(LEAD_0,),
+    ends=(",", "["),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -119,6 +121,14 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=(
+        "<|END_ACTION|>",
+        "<|END_OF_TURN_TOKEN|>",
+        "<|END_RESPONSE|>",
+        "<|END_TEXT|>",
+        "<|START_RESPONSE|>",
+        "<|START_TEXT|>",
+    ),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -93,6 +93,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<｜tool▁sep｜>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -101,6 +102,7 @@ TOOL_CALLS_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<｜tool▁call▁end｜>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -109,6 +111,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<｜end▁of▁sentence｜>", "<｜tool▁calls▁end｜>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

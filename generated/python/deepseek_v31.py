@@ -87,6 +87,7 @@ REASONING_CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("</think>", "<｜tool▁calls▁begin｜>"),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -95,6 +96,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<｜tool▁sep｜>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -103,6 +105,7 @@ TOOL_CALLS_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<｜tool▁call▁end｜>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -111,6 +114,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<｜end▁of▁sentence｜>", "<｜tool▁calls▁end｜>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

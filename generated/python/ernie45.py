@@ -77,7 +77,13 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
+    "\\s*<think>",
+    triggers=["<think>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
+    ends=("<think>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -91,10 +97,14 @@ TOOL_CALLS_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<tool_call>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "(?<=\\})\\s*</tool_call>\\s*", triggers=["</tool_call>"], leads=(LEAD_0,)
+    "(?<=\\})\\s*</tool_call>\\s*",
+    triggers=["</tool_call>"],
+    leads=(LEAD_0,),
+    ends=("</tool_call>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -104,6 +114,7 @@ CONTENT_CLOSE = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("</response>", "<response>", "<|end_of_sentence|>", "<|im_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

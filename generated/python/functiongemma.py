@@ -81,10 +81,14 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("call:",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "(?<=\\})\\s*<end_function_call>", triggers=["<end_function_call>"], leads=(LEAD_0,)
+    "(?<=\\})\\s*<end_function_call>",
+    triggers=["<end_function_call>"],
+    leads=(LEAD_0,),
+    ends=("<end_function_call>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -93,6 +97,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<end_of_turn>", "<eos>", "<start_function_response>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -86,6 +86,7 @@ REASONING_CONTENT_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|channel>thought",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -98,9 +99,12 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|tool_call>call:",),
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("(?<=\\})<tool_call\\|>\\s*", triggers=["<tool_call|>"])
+TOOL_CALLS_CLOSE = Pattern(
+    "(?<=\\})<tool_call\\|>\\s*", triggers=["<tool_call|>"], ends=("<tool_call|>",)
+)
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<turn\\|>|<\\|tool_response>|<eos>|<channel\\|>)",
@@ -109,6 +113,7 @@ CONTENT_CLOSE = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<channel|>", "<eos>", "<turn|>", "<|tool_response>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

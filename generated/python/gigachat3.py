@@ -80,12 +80,14 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|function_call|>", "function call<|role_sep|>"),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "(?<=\\})\\s*(?:<\\|message_sep\\|>\\s*|</s>)",
     triggers=["</s>", "<|message_sep|>"],
     leads=(LEAD_0,),
+    ends=("</s>", "<|message_sep|>"),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -94,6 +96,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("</s>", "<|message_sep|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -88,6 +88,7 @@ REASONING_CONTENT_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|message|>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -100,16 +101,21 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|message|>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "<\\|call\\|>(?:(?=\\s*(?:<\\|start\\|>))|\\s*\\Z)", triggers=["<|call|>"], exact=True
+    "<\\|call\\|>(?:(?=\\s*(?:<\\|start\\|>))|\\s*\\Z)",
+    triggers=["<|call|>"],
+    exact=True,
+    ends=("<|call|>",),
 )
 # fields.content.open_pattern
 CONTENT_OPEN = Pattern(
     "\\s*(?:<\\|start\\|>assistant\\s*)?(?<!to=(?!assistant\\b)[^\\s<]{1,200}\\s{0,20})<\\|channel\\|>(?:final|commentary)\\s*<\\|message\\|>",
     triggers=["<|channel|>", "<|start|>assistant"],
     leads=(LEAD_0,),
+    ends=("<|message|>",),
 )
 # fields.content.close
 CONTENT_CLOSE = Literals(["<|return|>", "<|end|>"], grows_at_edge=False)

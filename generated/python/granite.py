@@ -84,6 +84,7 @@ REASONING_CONTENT_OPEN = Pattern(
     "^\\s*(?:Here is|Here's) my thought process:|\\s*<think>",
     triggers=["<think>", "Here is", "Here's"],
     leads=(LEAD_0,),
+    ends=(" my thought process:", "<think>"),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -98,6 +99,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<tool_call>", "<|tool_call|>"),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -116,6 +118,7 @@ CONTENT_CLOSE = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("</response>", "<response>", "<|end_of_text|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -81,9 +81,12 @@ TOOL_CALLS_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<tool_call>",),
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("(?<=\\})\\s*</tool_call>", triggers=["</tool_call>"], leads=(LEAD_0,))
+TOOL_CALLS_CLOSE = Pattern(
+    "(?<=\\})\\s*</tool_call>", triggers=["</tool_call>"], leads=(LEAD_0,), ends=("</tool_call>",)
+)
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<\\|end_of_text\\|>)\\s*",
@@ -91,6 +94,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|end_of_text|>",),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -80,7 +80,13 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
+    "\\s*<think>",
+    triggers=["<think>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
+    ends=("<think>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -94,9 +100,12 @@ TOOL_CALLS_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<tool_call>",),
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("(?<=\\})\\s*</tool_call>", triggers=["</tool_call>"], leads=(LEAD_0,))
+TOOL_CALLS_CLOSE = Pattern(
+    "(?<=\\})\\s*</tool_call>", triggers=["</tool_call>"], leads=(LEAD_0,), ends=("</tool_call>",)
+)
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|</s>)\\s*",
@@ -104,6 +113,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("</s>", "<|endoftext|>", "<|im_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

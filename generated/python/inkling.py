@@ -88,6 +88,7 @@ REASONING_CONTENT_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|content_thinking|>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -107,12 +108,14 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|content_invoke_tool_json|>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "(?<=\\})\\s*(?:<\\|end_message\\|>|<\\|content_model_end_sampling\\|>)",
     triggers=["<|content_model_end_sampling|>", "<|end_message|>"],
     leads=(LEAD_0,),
+    ends=("<|content_model_end_sampling|>", "<|end_message|>"),
 )
 # fields.content.open_pattern
 CONTENT_OPEN = Pattern(
@@ -121,6 +124,7 @@ CONTENT_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("|>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -128,6 +132,7 @@ CONTENT_CLOSE = Pattern(
     triggers=["<|content_model_end_sampling|>", "<|end_message|>"],
     exact=True,
     simple=True,
+    ends=("<|content_model_end_sampling|>", "<|end_message|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

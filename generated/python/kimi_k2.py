@@ -94,6 +94,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|tool_call_argument_begin|>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -102,6 +103,7 @@ TOOL_CALLS_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|tool_call_end|>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -110,6 +112,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|im_end|>", "_section_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -81,7 +81,13 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
+    "\\s*<think>",
+    triggers=["<think>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
+    ends=("<think>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -96,10 +102,14 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|tool_call_argument_begin|>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
-    "(?<=\\})\\s*<\\|tool_call_end\\|>", triggers=["<|tool_call_end|>"], leads=(LEAD_0,)
+    "(?<=\\})\\s*<\\|tool_call_end\\|>",
+    triggers=["<|tool_call_end|>"],
+    leads=(LEAD_0,),
+    ends=("<|tool_call_end|>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -108,6 +118,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|im_end|>", "_section_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

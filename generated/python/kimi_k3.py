@@ -95,6 +95,7 @@ REASONING_CONTENT_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|sep|>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -109,10 +110,14 @@ CONTENT_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|sep|>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "<\\|close\\|>\\s*response\\s*<\\|sep\\|>", triggers=["<|close|>"], exact=True
+    "<\\|close\\|>\\s*response\\s*<\\|sep\\|>",
+    triggers=["<|close|>"],
+    exact=True,
+    ends=("<|sep|>",),
 )
 # fields.tool_calls.open_pattern
 TOOL_CALLS_OPEN = Pattern(
@@ -121,6 +126,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|sep|>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern("(?<=<\\|close\\|>\\s{0,4}call\\s{0,4}<\\|sep\\|>)", behind=">")

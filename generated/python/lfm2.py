@@ -86,7 +86,13 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
+    "\\s*<think>",
+    triggers=["<think>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
+    ends=("<think>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -109,12 +115,14 @@ TOOL_CALLS_OPEN = Pattern(
         ),
         absent=(("<|tool_call_start|>", None),),
     ),
+    ends=("(", ":"),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     '\\)(?=\\s*,\\s*[A-Za-z_][\\w.]*\\((?:\\s*[A-Za-z_]\\w*\\s*=|\\s*\\)))|(?<=\\})\\s*\\}(?=\\s*,\\s*\\{\\s*"name"\\s*:)|[)}]\\s*\\]\\s*<\\|tool_call_end\\|>|(?:\\)|(?<=\\})\\s*\\})\\s*(?:\\]\\s*(?:<[^<>]*)?)?\\Z',
     triggers=[")", "}"],
     leads=(LEAD_0,),
+    ends=(")", "<|tool_call_end|>", "}"),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -123,6 +131,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|endoftext|>", "<|im_end|>", "<|tool_call_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -90,7 +90,13 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
+    "\\s*<think>",
+    triggers=["<think>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
+    ends=("<think>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -103,6 +109,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<tool_call>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -115,6 +122,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|endoftext|>", "<|observation|>", "<|user|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

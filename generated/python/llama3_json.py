@@ -78,12 +78,14 @@ TOOL_CALLS_OPEN = Pattern(
     '(?:^|(?<=;)|\\s*<\\|python_tag\\|>)\\s*\\{\\s*"name"\\s*:\\s*"(?P<name>[^"\\\\]+)"\\s*,\\s*"(?:parameters|arguments)"\\s*:\\s*',
     triggers=["<|python_tag|>", "{"],
     leads=(LEAD_0,),
+    ends=(":",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     '(?<=\\})\\s*\\}(?:\\s*;(?=\\s*(?:<\\|python_tag\\|>)?\\s*\\{\\s*"name"\\s*:)|(?=\\s*<\\|python_tag\\|>)|\\s*(?:<\\|eom_id\\|>|<\\|eot_id\\|>)\\s*$|(?=\\s+[A-Za-z])|\\s*\\Z)|\\s*\\}(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}",:;])',
     triggers=["}"],
     leads=(LEAD_0,),
+    ends=("}",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -92,6 +94,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|eom_id|>", "<|eot_id|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

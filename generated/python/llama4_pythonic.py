@@ -99,12 +99,14 @@ TOOL_CALLS_OPEN = Pattern(
         tail=1,
         absent=(("<|python_start|>", "\\s\\["),),
     ),
+    ends=("(",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "\\)(?=\\s*,\\s*[A-Za-z_][\\w.]*\\((?:\\s*[A-Za-z_]\\w*\\s*=|\\s*\\)))|\\)\\s*\\]\\s*(?:<\\|eot\\|>|<\\|eom\\|>)|\\)\\s*\\]\\s*<\\|python_end\\|>|\\)\\s*\\](?=[ \\t]*\\n\\s*[^\\s<])|\\)\\s*(?:\\]\\s*)?(?:<\\|python_end\\|>\\s*)?\\Z",
     triggers=[")"],
     exact=True,
+    ends=(")", "<|eom|>", "<|eot|>", "<|python_end|>", "]"),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -113,6 +115,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|eom|>", "<|eot|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -87,6 +87,7 @@ REASONING_CONTENT_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<think>", "[THINK]"),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -101,6 +102,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("[ARGS]",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -113,7 +115,12 @@ TOOL_CALLS_CLOSE = Pattern(
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*</s>\\s*", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+    "\\s*</s>\\s*",
+    triggers=["</s>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    ends=("</s>",),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

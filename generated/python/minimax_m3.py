@@ -95,6 +95,7 @@ REASONING_CONTENT_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<mm:think>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -109,6 +110,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=(">",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern("(?<=\\]<\\]minimax\\[>\\[</invoke>)", behind=">")
@@ -119,6 +121,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("[e~[", "]<]minimax[>[</tool_call>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

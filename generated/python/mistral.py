@@ -86,6 +86,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("[TOOL_CALLS]",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -98,7 +99,12 @@ TOOL_CALLS_CLOSE = Pattern(
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+    "\\s*</s>\\s*$",
+    triggers=["</s>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    ends=("</s>",),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

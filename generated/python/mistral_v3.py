@@ -82,6 +82,7 @@ TOOL_CALLS_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("[TOOL_CALLS]",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -94,7 +95,12 @@ TOOL_CALLS_CLOSE = Pattern(
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
-    "\\s*</s>\\s*$", triggers=["</s>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True
+    "\\s*</s>\\s*$",
+    triggers=["</s>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    ends=("</s>",),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -87,7 +87,13 @@ LEAD_1 = Lead("[ \\t]", "\t ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
+    "\\s*<think>",
+    triggers=["<think>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
+    ends=("<think>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -111,12 +117,14 @@ TOOL_CALLS_OPEN = Pattern(
         ),
         absent=(("<function_calls>", None),),
     ),
+    ends=("(",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "\\)(?=[ \\t]*\\n\\s*[A-Za-z_][\\w.]*\\((?:\\s*[A-Za-z_]\\w*\\s*=|\\s*\\)))|\\)\\s*</function_calls>|\\)\\s*(?:</[^<>]*)?\\Z",
     triggers=[")"],
     exact=True,
+    ends=(")", "</function_calls>"),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -125,6 +133,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("</function_calls>", "<|endoftext|>", "<|im_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

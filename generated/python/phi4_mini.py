@@ -80,7 +80,13 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
+    "\\s*<think>",
+    triggers=["<think>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
+    ends=("<think>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -91,6 +97,7 @@ TOOL_CALLS_OPEN = Pattern(
     '\\s*(?:<\\|tool_call\\|>\\s*(?:\\[\\s*|(?=\\{))|functools\\[\\s*)|(?<=\\})\\s*,\\s*(?=\\{\\s*"name")',
     triggers=[",", "<|tool_call|>", "functools["],
     leads=(LEAD_0,),
+    ends=(",", "<|tool_call|>", "functools["),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -105,6 +112,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|/tool_call|>", "<|endoftext|>", "<|end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

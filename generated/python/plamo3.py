@@ -86,6 +86,7 @@ REASONING_CONTENT_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<|plamo:begin_think:plamo|>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -100,12 +101,14 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|plamo:constrain|>json<|plamo:msg|>", "<|plamo:msg|>"),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "(?<=\\})\\s*<\\|plamo:end_tool_arguments:plamo\\|>\\s*<\\|plamo:end_tool_request:plamo\\|>",
     triggers=["<|plamo:end_tool_arguments:plamo|>"],
     leads=(LEAD_0,),
+    ends=("<|plamo:end_tool_request:plamo|>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -118,6 +121,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|plamo:end_tool_requests:plamo|>", "<|plamo:tag|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

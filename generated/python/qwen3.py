@@ -91,12 +91,14 @@ TOOL_CALLS_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<tool_call>",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "</tool_call>(?:(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\|endoftext\\|>))|\\s*\\Z)|(?<=\\})\\s*</tool_call>",
     triggers=["</tool_call>"],
     leads=(LEAD_0,),
+    ends=("</tool_call>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -106,6 +108,7 @@ CONTENT_CLOSE = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<|endoftext|>", "<|im_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -102,12 +102,14 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=(">",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
     "(?<=</function>)\\s*</tool_call>|\\s*</tool_call>(?:(?=\\s*(?:<tool_call>|<\\|im_end\\|>|<\\|endoftext\\|>))|\\s*\\Z)",
     triggers=["</tool_call>"],
     leads=(LEAD_0,),
+    ends=("</tool_call>",),
 )
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
@@ -117,6 +119,7 @@ CONTENT_CLOSE = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<|endoftext|>", "<|im_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -89,6 +89,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=(">",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -103,6 +104,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|endoftext|>", "<|im_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -89,9 +89,12 @@ TOOL_CALLS_OPEN = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<tool_call>",),
 )
 # fields.tool_calls.close_pattern
-TOOL_CALLS_CLOSE = Pattern("(?<=\\})\\s*</tool_call>", triggers=["</tool_call>"], leads=(LEAD_0,))
+TOOL_CALLS_CLOSE = Pattern(
+    "(?<=\\})\\s*</tool_call>", triggers=["</tool_call>"], leads=(LEAD_0,), ends=("</tool_call>",)
+)
 # fields.content.close_pattern
 CONTENT_CLOSE = Pattern(
     "\\s*(?:<\\|im_end\\|>|<\\|end_of_text\\|>)",
@@ -100,6 +103,7 @@ CONTENT_CLOSE = Pattern(
     first_lead=LEAD_0,
     exact=True,
     simple=True,
+    ends=("<|end_of_text|>", "<|im_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

@@ -89,7 +89,13 @@ LEAD_0 = Lead("\\s", "\t\n\x0b\x0c\r ")
 # module, which runs only where a trigger character lets a match start.
 # fields.reasoning_content.open_pattern
 REASONING_CONTENT_OPEN = Pattern(
-    "\\s*<think>", triggers=["<think>"], leads=(LEAD_0,), first_lead=LEAD_0, exact=True, simple=True
+    "\\s*<think>",
+    triggers=["<think>"],
+    leads=(LEAD_0,),
+    first_lead=LEAD_0,
+    exact=True,
+    simple=True,
+    ends=("<think>",),
 )
 # fields.reasoning_content.close_pattern
 REASONING_CONTENT_CLOSE = Pattern(
@@ -104,6 +110,7 @@ TOOL_CALLS_OPEN = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=(">",),
 )
 # fields.tool_calls.close_pattern
 TOOL_CALLS_CLOSE = Pattern(
@@ -116,6 +123,7 @@ CONTENT_CLOSE = Pattern(
     leads=(LEAD_0,),
     first_lead=LEAD_0,
     exact=True,
+    ends=("<|endoftext|>", "<|im_end|>"),
 )
 
 # The regex entry points of the whole-text search (parse_whole_text).

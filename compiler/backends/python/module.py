@@ -103,7 +103,7 @@ def _branches_code(delim, hint, leads: dict) -> str:
     settled = _settled_code(delim, leads)
     if settled:
         args.append(f"settled={settled}")
-    return f"Pattern({', '.join(args)})"
+    return _pattern_code(delim, args)
 
 
 def _settled_delimiters(delim) -> list:
@@ -139,7 +139,7 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
         if branches is not None:
             return _branches_code(delim, branches, leads)
     if hint is None or leads is None:
-        return f"Pattern({python_literal(delim.pattern)})"
+        return _pattern_code(delim, [python_literal(delim.pattern)])
     args = [python_literal(delim.pattern), f"triggers={python_literal(list(hint.triggers))}"]
     if hint.leads:
         args.append(f"leads=({''.join(leads[lead] + ', ' for lead in hint.leads)})")
@@ -149,6 +149,12 @@ def _delimiter_code(delim, leads: dict | None = None) -> str:
         args.append("exact=True")
     if hint.simple:
         args.append("simple=True")
+    return _pattern_code(delim, args)
+
+
+def _pattern_code(delim, args: list[str]) -> str:
+    if delim.ends:
+        args = [*args, f"ends={python_literal(delim.ends)}"]
     return f"Pattern({', '.join(args)})"
 
 
