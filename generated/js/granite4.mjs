@@ -58,11 +58,11 @@ const SET_17 = [120,120];
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*<tool_call>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9]]], SET_0, { triggers: ["<tool_call>"], leads: SET_1 }, SET_1);
+const TOOL_CALLS_OPEN = new Regex("\\s*<tool_call>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9]]], SET_0, { triggers: ["<tool_call>"], leads: SET_1, ends: ["<tool_call>"] }, SET_1);
 // fields.tool_calls.close_pattern
-const TOOL_CALLS_CLOSE = new Regex("(?<=\\})\\s*</tool_call>", [1, [[6, 1, 0, [0, SET_10]], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_11], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9]]], SET_0, { triggers: ["</tool_call>"], leads: SET_1 });
+const TOOL_CALLS_CLOSE = new Regex("(?<=\\})\\s*</tool_call>", [1, [[6, 1, 0, [0, SET_10]], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_11], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9]]], SET_0, { triggers: ["</tool_call>"], leads: SET_1, ends: ["</tool_call>"] });
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*(?:<\\|end_of_text\\|>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [1, [[0, SET_2], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15], [0, SET_6], [0, SET_4], [0, SET_16], [0, SET_6], [0, SET_3], [0, SET_13], [0, SET_17], [0, SET_3], [0, SET_12], [0, SET_9]]], [4, 0, -1, 0, [0, SET_1]]]], SET_0, { triggers: ["<|end_of_text|>"], leads: SET_1 }, SET_1);
+const CONTENT_CLOSE = new Regex("\\s*(?:<\\|end_of_text\\|>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [1, [[0, SET_2], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_15], [0, SET_6], [0, SET_4], [0, SET_16], [0, SET_6], [0, SET_3], [0, SET_13], [0, SET_17], [0, SET_3], [0, SET_12], [0, SET_9]]], [4, 0, -1, 0, [0, SET_1]]]], SET_0, { triggers: ["<|end_of_text|>"], leads: SET_1, ends: ["<|end_of_text|>"] }, SET_1);
 
 const FIELDS = [
   new Field("tool_calls", {

@@ -63,15 +63,15 @@ const SET_22 = [115,115];
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
 // fields.reasoning_content.open_pattern
-const REASONING_CONTENT_OPEN = new Regex("\\s*<think>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], SET_0, { triggers: ["<think>"], leads: SET_1 }, SET_1);
+const REASONING_CONTENT_OPEN = new Regex("\\s*<think>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], SET_0, { triggers: ["<think>"], leads: SET_1, ends: ["<think>"] }, SET_1);
 // fields.reasoning_content.close_pattern
 const REASONING_CONTENT_CLOSE = new Regex("</think>|(?=\\s*<tool_call>)", [2, [[1, [[0, SET_2], [0, SET_9], [0, SET_3], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8]]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8]]]]]], null, { triggers: ["</think>", "<tool_call>"], leads: SET_1 });
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*<tool_call>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8]]], SET_0, { triggers: ["<tool_call>"], leads: SET_1 }, SET_1);
+const TOOL_CALLS_OPEN = new Regex("\\s*<tool_call>", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8]]], SET_0, { triggers: ["<tool_call>"], leads: SET_1, ends: ["<tool_call>"] }, SET_1);
 // fields.tool_calls.close_pattern
-const TOOL_CALLS_CLOSE = new Regex("(?<=\\})\\s*</tool_call>", [1, [[6, 1, 0, [0, SET_15]], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_9], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8]]], SET_0, { triggers: ["</tool_call>"], leads: SET_1 });
+const TOOL_CALLS_CLOSE = new Regex("(?<=\\})\\s*</tool_call>", [1, [[6, 1, 0, [0, SET_15]], [4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_9], [0, SET_3], [0, SET_10], [0, SET_10], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [0, SET_11], [0, SET_11], [0, SET_8]]], SET_0, { triggers: ["</tool_call>"], leads: SET_1, ends: ["</tool_call>"] });
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|</s>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_16], [0, SET_5], [0, SET_17], [0, SET_12], [0, SET_18], [0, SET_6], [0, SET_19], [0, SET_16], [0, SET_8]]], [1, [[0, SET_2], [0, SET_16], [0, SET_18], [0, SET_6], [0, SET_19], [0, SET_10], [0, SET_20], [0, SET_3], [0, SET_18], [0, SET_21], [0, SET_3], [0, SET_16], [0, SET_8]]], [1, [[0, SET_2], [0, SET_9], [0, SET_22], [0, SET_8]]]]], [4, 0, -1, 0, [0, SET_1]]]], SET_0, { triggers: ["</s>", "<|endoftext|>", "<|im_end|>"], leads: SET_1 }, SET_1);
+const CONTENT_CLOSE = new Regex("\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|</s>)\\s*", [1, [[4, 0, -1, 0, [0, SET_1]], [2, [[1, [[0, SET_2], [0, SET_16], [0, SET_5], [0, SET_17], [0, SET_12], [0, SET_18], [0, SET_6], [0, SET_19], [0, SET_16], [0, SET_8]]], [1, [[0, SET_2], [0, SET_16], [0, SET_18], [0, SET_6], [0, SET_19], [0, SET_10], [0, SET_20], [0, SET_3], [0, SET_18], [0, SET_21], [0, SET_3], [0, SET_16], [0, SET_8]]], [1, [[0, SET_2], [0, SET_9], [0, SET_22], [0, SET_8]]]]], [4, 0, -1, 0, [0, SET_1]]]], SET_0, { triggers: ["</s>", "<|endoftext|>", "<|im_end|>"], leads: SET_1, ends: ["</s>", "<|endoftext|>", "<|im_end|>"] }, SET_1);
 
 const FIELDS = [
   new Field("reasoning_content", {

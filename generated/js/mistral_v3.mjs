@@ -59,11 +59,11 @@ const SET_18 = [9,13,32,32,60,60,133,133,160,160,5760,5760,8192,8202,8232,8233,8
 // Delimiters. Literals are found with indexOf; regexes run on the runtime's
 // matcher, which has the `regex` module's partial matching.
 // fields.tool_calls.open_pattern
-const TOOL_CALLS_OPEN = new Regex("\\s*\\[TOOL_CALLS\\]", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9], [0, SET_10]]], SET_0, { triggers: ["[TOOL_CALLS]"], leads: SET_1 }, SET_1);
+const TOOL_CALLS_OPEN = new Regex("\\s*\\[TOOL_CALLS\\]", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_2], [0, SET_3], [0, SET_4], [0, SET_4], [0, SET_5], [0, SET_6], [0, SET_7], [0, SET_8], [0, SET_5], [0, SET_5], [0, SET_9], [0, SET_10]]], SET_0, { triggers: ["[TOOL_CALLS]"], leads: SET_1, ends: ["[TOOL_CALLS]"] }, SET_1);
 // fields.tool_calls.close_pattern
 const TOOL_CALLS_CLOSE = new Regex("\\s*</s>\\s*$|(?<=\\])(?=[ \\t]*\\n\\s*[^\\s\\[\\]{}\",:])", [2, [[1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], [1, [[6, 1, 0, [0, SET_10]], [6, 0, 0, [1, [[4, 0, -1, 0, [0, SET_15]], [0, SET_16], [4, 0, -1, 0, [0, SET_1]], [0, SET_17]]]]]]]], null, { triggers: ["\n", "</s>"], leads: SET_1 });
 // fields.content.close_pattern
-const CONTENT_CLOSE = new Regex("\\s*</s>\\s*$", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], SET_18, { triggers: ["</s>"], leads: SET_1 }, SET_1);
+const CONTENT_CLOSE = new Regex("\\s*</s>\\s*$", [1, [[4, 0, -1, 0, [0, SET_1]], [0, SET_11], [0, SET_12], [0, SET_13], [0, SET_14], [4, 0, -1, 0, [0, SET_1]], [5, 2]]], SET_18, { triggers: ["</s>"], leads: SET_1, ends: ["</s>"] }, SET_1);
 
 const FIELDS = [
   new Field("tool_calls", {

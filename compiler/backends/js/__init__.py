@@ -143,10 +143,11 @@ def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> s
     return tree(node)
 
 
-def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hint=None) -> str:
+def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hint=None, ends=()) -> str:
     """`new Regex(...)` for a parsed pattern, or TemplateError naming `path`.
     `hint` (analysis.FastPath of a delimiter): complete matches are searched
-    only where its trigger strings occur."""
+    only where its trigger strings occur; `ends` (RegexDelimiter.ends): no
+    complete match is looked for in a text without one of them."""
     problems = js_problems(ast)
     if problems:
         raise TemplateError([Problem(path, f"cannot compile for JavaScript: {p}") for p in problems], origin)
@@ -159,7 +160,7 @@ def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hin
         hint = None  # where the module attempts matches decides (lazy_partial.opens_lazily)
     args = [js_string(source), _tree(root, sets), entry]
     if hint is not None or lead is not None or lazy is not None:
-        args.append("null" if hint is None else _hint_code(hint, sets))
+        args.append("null" if hint is None else _hint_code(hint, sets, ends))
     if lead is not None or lazy is not None:
         args.append("null" if lead is None else sets.name(lead))
     if lazy is not None:
@@ -181,12 +182,13 @@ def first_lead(root: Node) -> CharSet | None:
     return set_of(head.body)
 
 
-def _hint_code(hint, sets: _Sets) -> str:
+def _hint_code(hint, sets: _Sets, ends=()) -> str:
     leads = CharSet()
     for lead in hint.leads:
         leads = leads | set_of(root_of(parse(lead.source)))
     shown = sets.name(leads) if hint.leads else "null"
-    return f"{{ triggers: {js_literal(list(hint.triggers))}, leads: {shown} }}"
+    closing = f", ends: {js_literal(list(ends))}" if ends else ""
+    return f"{{ triggers: {js_literal(list(hint.triggers))}, leads: {shown}{closing} }}"
 
 
 def _hold_lead_code(program: Program, state, sets: _Sets) -> str | None:
@@ -220,7 +222,7 @@ def _delimiter_code(delim, origin: str, sets: _Sets) -> str:
         return f"new Literals({js_literal(list(delim.literals))}{grows})"
     assert isinstance(delim, RegexDelimiter)
     ast = delim.ast if delim.ast is not None else _parsed(delim.pattern, delim.path, origin)
-    return regex_code(ast, delim.pattern, delim.path, origin, sets, hint=delim.hint)
+    return regex_code(ast, delim.pattern, delim.path, origin, sets, hint=delim.hint, ends=delim.ends)
 
 
 def _watched_code(delim, origin: str, sets: _Sets) -> str:
@@ -236,7 +238,7 @@ def _watched_code(delim, origin: str, sets: _Sets) -> str:
         if delim.hint is None and not opens_lazily(delim.ast):
             branches = delim.branches
             if branches is not None and not branches.behind:
-                return regex_code(delim.ast, delim.pattern, delim.path, origin, sets, hint=branches)
+                return regex_code(delim.ast, delim.pattern, delim.path, origin, sets, hint=branches, ends=delim.ends)
     return _delimiter_code(delim, origin, sets)
 
 

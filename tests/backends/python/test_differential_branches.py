@@ -258,43 +258,6 @@ SHAPES.append(
 )
 
 
-# A long open arriving in pieces (gpt_oss's `<|channel|>... to=functions.f
-# ...<|message|>`): while a partial match goes on, the stream waits
-# (StreamParser._waits) unless a complete match follows it in the same
-# text (`<call name=f x <c>`), which the search takes; a text without the
-# open's closing literals (`!>`, `<c>`) holds no complete match.
-LONG_OPEN = {
-    "version": 1,
-    "start_anchor": "<|assistant|>",
-    "fields": {
-        "tool_calls": {
-            "open_pattern": r"\s*<call\s+(?:name=)?(?P<name>\w+)[^!]*!>|\s*<c>",
-            "close": "</call>",
-            "repeats": True,
-            "transform": {"name": "{name}", "arguments": "{content}"},
-        },
-        "content": {"close_pattern": r"\s*<end>\s*"},
-    },
-}
-
-SHAPES.append(
-    Shape(
-        "long_open",
-        LONG_OPEN,
-        blocks=[
-            "<call name=f x <c>{}</call>",
-            "<call g !>a=1</call>",
-            "<call name=h",
-            " y=2",
-            " !>b</call>",
-            "<c>c</call>",
-            "text <end>",
-        ],
-        noise=WHITESPACE_TOKENS + ["<call", " name=", "f", " x ", "<c>", "!>", "!", ">", "</call>", "<ca"],
-        prefixes=["", "<|assistant|>", "<|assistant|><call name=f", "<|assistant|>Hi "],
-    )
-)
-
 def test_inside_shape_scans_after_its_look_behind_character(compiled):
     """The implicit state of the inside shape is scanned, but not right
     after the look-behinds' last character (StreamParser.BEHIND): it had no
