@@ -343,6 +343,12 @@ class ScanPlan:
     trail: tuple[tuple[str, ...], ...] | None = None
     # The longest of those strings: how much text before the scanned text a scan may read.
     after: int = 0
+    # The state's hold lead, when it is one of its leads: a trailing run of
+    # the state's leads that is all of it is a partial match from its start
+    # (the scan sees no trigger string, so a trigger character of the class
+    # does not matter here, as it does for State.hold_run_lead); None: a
+    # trailing run is `trail`'s, or searched.
+    run_lead: Lead | None = None
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,8 @@ def _records_to_arrow(records: list, options: Options):
 
 
 def _arrow_batch(first: int, batch) -> Result:
-    """A Parquet record batch -> the batch with the parsed columns, or JSON lines."""
+    """A Parquet record batch (the columns parsing reads) -> the parsed
+    columns (the caller joins them to the batch it kept), or JSON lines."""
     module, options = _WORKER["module"], _WORKER["options"]
     columns = batch.schema.names
     if options.text_field not in columns:
@@ -211,37 +212,48 @@ def _arrow_batch(first: int, batch) -> Result:
         import pyarrow as pa
 
         schema = added_schema()
-        clash = [name for name in schema.names if name in columns]
-        if clash:
-            raise ValueError(f"the input already has column(s) {clash}")
-        arrays = list(batch.columns) + [
-            pa.array([row[i] for row in values], type=spec.type) for i, spec in enumerate(schema)
-        ]
-        result.payload = pa.RecordBatch.from_arrays(arrays, schema=pa.schema(list(batch.schema) + list(schema)))
+        arrays = [pa.array([row[i] for row in values], type=spec.type) for i, spec in enumerate(schema)]
+        result.payload = pa.RecordBatch.from_arrays(arrays, schema=schema)
     return result
+
+
+def _joined(batch, added):
+    """The input batch with the parsed columns after its own."""
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_arrays(
+        list(batch.columns) + list(added.columns), schema=pa.schema(list(batch.schema) + list(added.schema))
+    )
 
 
 # ---------------------------------------------------------------- reading
 
 
 def _line_chunks(infile, batch_rows: int):
-    """(first line number, raw lines) of at most CHUNK_BYTES bytes or batch_rows lines."""
+    """(function, first line number, raw lines, None) of at most CHUNK_BYTES bytes or batch_rows lines."""
     first, lines, size = 1, [], 0
     for raw in infile:
         lines.append(raw)
         size += len(raw)
         if size >= CHUNK_BYTES or len(lines) >= batch_rows:
-            yield _lines_batch, first, lines
+            yield _lines_batch, first, lines, None
             first += len(lines)
             lines, size = [], 0
     if lines:
-        yield _lines_batch, first, lines
+        yield _lines_batch, first, lines, None
 
 
-def _parquet_chunks(parquet, batch_rows: int):
+def _parquet_chunks(parquet, batch_rows: int, read: list):
+    """(function, first row, the `read` columns of a batch, the whole batch):
+    a worker is sent only what it reads, and the main process joins the
+    parsed columns to the batch it kept, so no column crosses twice."""
+    import pyarrow as pa
+
     first = 1
     for batch in parquet.iter_batches(batch_size=batch_rows):
-        yield _arrow_batch, first, batch
+        names = [name for name in dict.fromkeys(read) if name in batch.schema.names]
+        sent = pa.RecordBatch.from_arrays([batch.column(name) for name in names], names=names)
+        yield _arrow_batch, first, sent, batch
         first += batch.num_rows
 
 
@@ -302,11 +314,11 @@ def file_format(path, given: str | None) -> str:
 
 
 def _run(chunks, jobs: int, code: str, name: str, options: Options):
-    """Results of every chunk in input order; at most IN_FLIGHT_PER_JOB * jobs chunks held at once."""
+    """(kept, result) of every chunk in input order; at most IN_FLIGHT_PER_JOB * jobs chunks held at once."""
     if jobs <= 1:
         _init_worker(code, name, options)
-        for function, first, items in chunks:
-            yield function(first, items)
+        for function, first, items, kept in chunks:
+            yield kept, function(first, items)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -316,12 +328,14 @@ def _run(chunks, jobs: int, code: str, name: str, options: Options):
         jobs, mp_context=context, initializer=_init_worker, initargs=(code, name, options)
     ) as pool:
         pending: deque = deque()
-        for function, first, items in chunks:
-            pending.append(pool.submit(function, first, items))
+        for function, first, items, kept in chunks:
+            pending.append((kept, pool.submit(function, first, items)))
             if len(pending) >= IN_FLIGHT_PER_JOB * jobs:
-                yield pending.popleft().result()
+                kept, future = pending.popleft()
+                yield kept, future.result()
         while pending:
-            yield pending.popleft().result()
+            kept, future = pending.popleft()
+            yield kept, future.result()
 
 
 def parse_file(module: types.ModuleType, args, default_tools) -> int:
@@ -355,7 +369,9 @@ def parse_file(module: types.ModuleType, args, default_tools) -> int:
             clash = [name for name in added_schema().names if name in names]
             if clash and out_format == "parquet":
                 raise ValueError(f"{args.input} already has the column(s) {clash} that parsing adds")
-            chunks = _parquet_chunks(parquet, batch_rows)
+            chunks = _parquet_chunks(
+                parquet, batch_rows, [args.text_field, args.prefix_field, args.tools_field, args.id_field]
+            )
             infile = None
         else:
             infile = sys.stdin.buffer if from_stdin else open(args.input, "rb")
@@ -399,7 +415,7 @@ def parse_file(module: types.ModuleType, args, default_tools) -> int:
     writer = None
     schema = None
     try:
-        for result in _run(chunks, jobs, _module_source(module), module.__name__.rsplit(".", 1)[-1], options):
+        for kept, result in _run(chunks, jobs, _module_source(module), module.__name__.rsplit(".", 1)[-1], options):
             rows += result.rows
             parsed += result.parsed
             blank += result.blank
@@ -409,7 +425,8 @@ def parse_file(module: types.ModuleType, args, default_tools) -> int:
             if out_format == "jsonl":
                 outfile.write(result.payload)
             else:
-                writer, schema = _write_parquet(writer, schema, args.output, result.payload)
+                batch = result.payload if kept is None else _joined(kept, result.payload)
+                writer, schema = _write_parquet(writer, schema, args.output, batch)
             if bar is not None:
                 bar.update(rows, sum(errors.values()), done)
     except SchemaMismatch as error:

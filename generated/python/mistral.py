@@ -284,7 +284,15 @@ def hold_tool_calls(tail, parser, pos):
                     return -1, False
     last = tail[-1]
     if last in RUN_1 or last >= "\x80" and IN_RUN_1(last):
-        return -1, False
+        r = len(tail) - 1
+        while r > 0 and ((c := tail[r - 1]) in RUN_1 or c >= "\x80" and IN_RUN_1(c)):
+            r -= 1
+        run = tail[r:]
+        return (
+            (r, True)
+            if (not run.strip(RUN_0) if run.isascii() else all(map(IN_RUN_0, run)))
+            else (-1, False)
+        )
     return len(tail), False
 
 

@@ -255,22 +255,6 @@ def _behind(program: Program, state) -> str:
     return "".join(sorted(chars))
 
 
-def _route_lines(program: Program, state, text: str) -> list[str]:
-    """`text` to the state's region, as _route does, and its events returned."""
-    if state.region is None and program.implicit is None:
-        return [f"self._body.append({text})", "return []"]  # the null sink: only the context
-    field = program.fields[program.implicit if state.region is None else state.region]
-    chunk = f'{{"type": "region_chunk", "field": {python_literal(field.name)}, "text": {text}, "dirty": {field.dirty}}}'
-    lines = [f"self._body.append({text})"]
-    if state.region is None:  # the implicit region opens with its first text
-        lines += [
-            "if not self._opened:",
-            "    self._opened = True",
-            f'    return [{{"type": "region_open", "field": {python_literal(field.name)}}}, {chunk}]',
-        ]
-    return lines + [f"return [{chunk}]"]
-
-
 WAIT = 1000  # `_ready` is a state plus this while held text waits on a trigger string's prefix
 LONG = 2000  # ... while held text holds a whole trigger string: StreamParser._waits first
 
@@ -331,20 +315,22 @@ def hold_code(program: Program, state, runs: dict) -> dict:
     plan = state.search_plan
     if plan.leads:
         lines += ["last = tail[-1]", f"if {_lead_test(plan.leads, runs, 'last')}:"]
-        hold = state.hold_run_lead
+        hold = state.hold_run_lead or scan.run_lead
         if hold is not None:  # a run of the hold lead at the end: a partial match from its start
+            # (held for the fast path with the state's hold run lead, else for the scan)
+            flag = "False" if state.hold_run_lead is not None else "True"
             lines += [
                 "    r = len(tail) - 1",
                 f"    while r > 0 and ({_lead_test(plan.leads, runs, 'tail[r - 1]', 'c')}):",
                 "        r -= 1",
             ]
             if plan.leads == (hold,):
-                lines.append("    return r, False")
+                lines.append(f"    return r, {flag}")
             else:  # (the run is of the state's leads: all of the hold lead, or searched)
                 number = runs.setdefault((hold,), (len(runs), _lead_ascii((hold,))))[0]
                 lines += [
                     "    run = tail[r:]",
-                    f"    return (r, False) if (not run.strip(RUN_{number}) if run.isascii() else all(map(IN_RUN_{number}, run))) else (-1, False)",
+                    f"    return (r, {flag}) if (not run.strip(RUN_{number}) if run.isascii() else all(map(IN_RUN_{number}, run))) else (-1, False)",
                 ]
         elif scan.trail is not None:  # a partial match of the owners whose look-behind string the run follows
             lines += [
