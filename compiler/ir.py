@@ -345,9 +345,10 @@ class ScanPlan:
     after: int = 0
     # The state's hold lead, when it is one of its leads: a trailing run of
     # the state's leads that is all of it is a partial match from its start
-    # (the scan sees no trigger string, so a trigger character of the class
-    # does not matter here, as it does for State.hold_run_lead); None: a
-    # trailing run is `trail`'s, or searched.
+    # (the scan sees no trigger string and no look-behind character, so
+    # neither a trigger character of the class nor a look-behind
+    # alternative matters here, as they do for State.hold_run_lead); None:
+    # a trailing run is `trail`'s, or searched.
     run_lead: Lead | None = None
 
 

@@ -113,7 +113,9 @@ def scan_plan(program: Program, state) -> ScanPlan | None:
         at_start=at_start,
         trail=None if trail is None else tuple(dict.fromkeys(trail)),
         after=max((len(string) for after in afters for string in after), default=0),
-        run_lead=state.hold_lead if state.hold_lead is not None and state.hold_lead in leads else None,
+        # (the plan's hold lead, also where a look-behind alternative drops
+        # State.hold_lead: the scan never sees its character, StreamParser.BEHIND)
+        run_lead=plan.hold_lead if plan.hold_lead is not None and plan.hold_lead in leads else None,
     )
 
 

@@ -216,7 +216,10 @@ def hold_implicit(tail, parser, pos):
         at = tail.find("<", at + 1)
     last = tail[-1]
     if last in RUN_0 or last >= "\x80" and IN_RUN_0(last):
-        return -1, False
+        r = len(tail) - 1
+        while r > 0 and ((c := tail[r - 1]) in RUN_0 or c >= "\x80" and IN_RUN_0(c)):
+            r -= 1
+        return r, True
     return len(tail), False
 
 
