@@ -287,31 +287,23 @@ def hold_code(program: Program, state, runs: dict) -> dict:
     if scan.owners:
         firsts = sorted({string[0] for string, _ in scan.owners})
         lines += ["size = len(tail)", f"low = size - {longest} if size > {longest} else 0"]
+        # a trigger prefix at `at`: its owners' partial matches (hold_start)
+        asked = [
+            f"rule = {name.upper()}.get(tail[at:], False)",
+            "if rule is not False:",
+            "    start = hold_start(tail, at, rule, parser, pos)",
+            "    if start >= 0:",
+            "        return start, True",
+            "    if start < -1:",
+            "        return -1, False",
+        ]
         if len(firsts) == 1:
-            lines += [
-                f"at = tail.find({python_literal(firsts[0])}, low)",
-                "while at >= 0:",
-                f"    rule = {name.upper()}.get(tail[at:], False)",
-                "    if rule is not False:",
-                "        start = hold_start(tail, at, rule, parser, pos)",
-                "        if start >= 0:",
-                "            return start, True",
-                "        if start < -1:",
-                "            return -1, False",
-                f"    at = tail.find({python_literal(firsts[0])}, at + 1)",
-            ]
+            first = python_literal(firsts[0])
+            lines += [f"at = tail.find({first}, low)", "while at >= 0:"]
+            lines += ["    " + line for line in asked] + [f"    at = tail.find({first}, at + 1)"]
         else:
-            lines += [
-                "for at in range(low, size):",
-                f"    if tail[at] in {python_literal(''.join(firsts))}:",
-                f"        rule = {name.upper()}.get(tail[at:], False)",
-                "        if rule is not False:",
-                "            start = hold_start(tail, at, rule, parser, pos)",
-                "            if start >= 0:",
-                "                return start, True",
-                "            if start < -1:",
-                "                return -1, False",
-            ]
+            lines += ["for at in range(low, size):", f"    if tail[at] in {python_literal(''.join(firsts))}:"]
+            lines += ["        " + line for line in asked]
     plan = state.search_plan
     if plan.leads:
         lines += ["last = tail[-1]", f"if {_lead_test(plan.leads, runs, 'last')}:"]
