@@ -213,11 +213,10 @@ class StreamParser:
         (`<|tool_calls_section_begin|>...`) arriving in pieces waits so."""
         held = self._held
         pos = self._pos
-        context = self.CONTEXT
-        if context < 0 and pos > LONG_CONTEXT:
+        if self.CONTEXT < 0 and pos > LONG_CONTEXT:
             return False  # (all of a long text before it would be read: the step searches it once)
         if held:
-            before = self._before(pos, context if context >= 0 else pos)
+            before = self._context_before(pos)
             tail = held + text
         else:
             buf = self._buf
@@ -284,13 +283,8 @@ class StreamParser:
             if context < 0:
                 buf += "".join(body[mark:]) if len(body) - mark > 1 else body[mark]
             else:
-                # only the last `context` characters are read: the pieces
-                # from the end until there are that many
-                need = context
-                first = len(body)
-                while first > mark and need > 0:
-                    first -= 1
-                    need -= len(body[first])
+                # only the last `context` characters are read
+                first = _last_pieces(body, mark, context)
                 routed = "".join(body[first:])
                 kept = (buf + routed)[-context:] if context else ""
                 self._base += len(buf) + sum(map(len, body[mark:first])) + len(routed) - len(kept)
@@ -373,13 +367,18 @@ class StreamParser:
         body = self._body
         mark = self._mark
         if len(body) > mark:  # what the fast path routed since the buffer was last read
-            first = len(body)
-            need = size
-            while first > mark and need > 0:
-                first -= 1
-                need -= len(body[first])
-            text = (text + "".join(body[first:]))[-size:]
+            text = (text + "".join(body[_last_pieces(body, mark, size) :]))[-size:]
         return text
+
+    def _context_before(self, pos):
+        """The text before `pos` the watched regexes may read (CONTEXT
+        characters, or all of it), or None when that is over LONG_CONTEXT
+        characters of unbounded look-behind: then only the step's own search
+        reads it, once."""
+        context = self.CONTEXT
+        if context < 0 and pos > LONG_CONTEXT:
+            return None
+        return self._before(pos, context if context >= 0 else pos)
 
     # -- regions -----------------------------------------------------------
 
@@ -420,6 +419,16 @@ class StreamParser:
         self._opened = False
 
 
+def _last_pieces(body, mark, size):
+    """The index of the first of the pieces from `mark` on that, taken to
+    the end, hold the last `size` characters (or all of them)."""
+    first = len(body)
+    while first > mark and size > 0:
+        first -= 1
+        size -= len(body[first])
+    return first
+
+
 def prefix_rules(owners):
     """A scan's table: each proper prefix of the owned strings -> the owners
     of the strings it starts (compiler/passes/scan_plan.py, ScanPlan.owners)."""
@@ -444,10 +453,9 @@ def hold_start(tail, at, rule, parser, pos):
         start = at
         if delim is not None:
             start = delim.leads.run_start(tail, at) if delim.leads else at
-            context = parser.CONTEXT
-            if context < 0 and pos > LONG_CONTEXT:
+            before = parser._context_before(pos)
+            if before is None:
                 return -2  # (all of a long text before it would be read: searched)
-            before = parser._before(pos, context if context >= 0 else pos)
             text = before + tail
             match = delim.compiled.match
             while start <= at and match(text, len(before) + start, partial=True) is None:
