@@ -17,7 +17,7 @@ from ...version import __version__
 from ...regex.same_in_re import same_in_re_on_ascii
 from ...ir import OPEN, LiteralDelimiter, Program, TDict, TList, TLiteral, TPlaceholder, Transform
 from ..literals import python_literal
-from .stream import feed_code, process_code, tail_constants
+from .stream import feed_code, lead_run, process_code, tail_constants
 from .vendor import runtime_modules, vendored_runtime
 
 BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY39})
@@ -160,16 +160,12 @@ def _pattern_code(delim, args: list[str]) -> str:
 
 def _lead_run(whole, at: str, floor: str, indent: str, entry: dict, end: str = "") -> list[str]:
     """`r`: the start of the run of lead characters ending at `at`, not
-    before `floor`, as Leads.run_start finds it: ASCII characters against
-    the classes' ASCII members (`RUN_<n>`), others by Leads.holds_char
-    (`IN_RUN_<n>`), one pair per set of lead classes."""
-    first = f"{indent}r{end[0]} = {at}{end[1]}" if end else f"{indent}r = {at}"  # and a literal match's end
-    if not whole.leads:
-        return [first]
-    runs = entry.setdefault("runs", {})
-    number = runs.setdefault(whole.leads, (len(runs), whole.lead_ascii))[0]
-    test = f'(c := buf[r - 1]) in RUN_{number} or c >= "\\x80" and IN_RUN_{number}(c)'
-    return [first, f"{indent}while r > {floor} and ({test}):", f"{indent}    r -= 1"]
+    before `floor`, as Leads.run_start finds it (the stream's lead_run,
+    indented; `end`: a literal match's end assigned beside it)."""
+    lines = lead_run(whole.leads, whole.lead_ascii, at, floor, entry.setdefault("runs", {}))
+    if end:
+        lines[0] = f"r{end[0]} = {at}{end[1]}"
+    return [indent + line for line in lines]
 
 
 def _trigger_find(var: str, triggers, literal: bool, start: str, indent: str, tslots: dict):

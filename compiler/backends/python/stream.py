@@ -56,8 +56,11 @@ def _literal_lines(var: str, delim: LiteralDelimiter, index: int, slots: dict) -
     return lines
 
 
-def _lead_run(leads, ascii_members: str, at: str, floor: str, runs: dict) -> list[str]:
-    """`r`: the start of the run of lead characters ending at `at`, not before `floor`."""
+def lead_run(leads, ascii_members: str, at: str, floor: str, runs: dict) -> list[str]:
+    """`r`: the start of the run of lead characters ending at `at`, not
+    before `floor`: ASCII characters against the classes' ASCII members
+    (`RUN_<n>`), others by Leads.holds_char (`IN_RUN_<n>`), one pair per
+    set of lead classes."""
     if not leads:
         return [f"r = {at}"]
     number = runs.setdefault(tuple(leads), (len(runs), ascii_members))[0]
@@ -122,7 +125,7 @@ def _simple_lines(
     find, at, size = _trigger_lines(hint.triggers, tslots)
     lines = [f"if {d} < pos and {d} != -1:"] + ["    " + line for line in find]
     lines += [f"    if {at} >= 0:"]
-    lines += ["        " + line for line in _lead_run(hint.leads, ascii_members, at, "pos", runs)]
+    lines += ["        " + line for line in lead_run(hint.leads, ascii_members, at, "pos", runs)]
     lines += [f"        {d}, {e} = r, {at} + {size}", "    else:", f"        {d} = -1"]
     lines += [
         f"if {d} >= 0:",
@@ -136,7 +139,7 @@ def _simple_lines(
         "    if p < 0:",
         "        p = size",
     ]
-    lines += ["    " + line for line in _lead_run(hint.leads, ascii_members, "p", "pos", runs)]
+    lines += ["    " + line for line in lead_run(hint.leads, ascii_members, "p", "pos", runs)]
     lines += ["    if r < hold:", "        hold = r"]
     return lines
 
