@@ -667,11 +667,6 @@ export class Regex {
   _searchHinted(s, pos, partial) {
     const ctx = this._ctx;
     const n = s.length;
-    // Without one of the literals every match consumes (the compiler's
-    // closing_literals) the text holds no complete match: the first
-    // partial one is the answer.
-    const ends = this.hint.ends;
-    const none = partial && ends !== undefined && ends.every((end) => s.indexOf(end, pos) < 0);
     let firstHit = -1;
     let start = pos;
     while (start < n) {
@@ -682,7 +677,11 @@ export class Regex {
         const caps = this._attempt(s, p, partial);
         if (caps !== null) return new Match(this, s, caps, false);
         if (ctx.hit && firstHit < 0) {
-          if (none) return this._partialMatch(s, p);
+          // Without one of the literals every match consumes (the compiler's
+          // closing_literals) the text holds no complete match: this first
+          // partial one is the answer (asked once, at the first partial match).
+          const ends = this.hint.ends;
+          if (ends !== undefined && ends.every((end) => s.indexOf(end, pos) < 0)) return this._partialMatch(s, p);
           firstHit = p;
         }
       }
