@@ -67,7 +67,6 @@ from dataclasses import dataclass
 from .analysis import first_set, nullable, regex_module_quirk
 from .charset import CharSet, set_of, word_set
 from .errors import UnsupportedPattern
-from .lazy_partial import lazy_problem
 from .nodes import (
     BOS,
     END,
@@ -401,10 +400,6 @@ def partial_problem(ast: Regex | Node, *, ports: bool = False) -> str | None:
     JavaScript and Go matchers compute, which also reproduce the module's
     partial matches for lazy one-character repeats (lazy_partial.py)."""
     root = root_of(ast)
-    if ports:
-        why = lazy_problem(root)
-        if why:
-            return why
     if first_set(root).is_full():
         return (
             "the pattern can start with any character: the regex module's partial search reads past the "

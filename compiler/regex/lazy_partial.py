@@ -61,28 +61,19 @@ match, the quirk above included (the end of the partial match is the end of
 the text). Inside a look-behind (matched backwards) the module reports no
 partial match at all, so nothing changes there.
 
-The module's partial search also starts late for some patterns: it first
-searches for the pattern's *required string* (`get_required_string` in
-_regex_core.py: the first literal character of the top-level sequence,
-groups and repeats of at least one looked into, alternations only for the
-prefix the optimiser hoists, with the largest width before it as offset;
-none when that width is unbounded) and starts attempting at the string's
-position less the offset. With no complete occurrence, the position is
-where a start of the string ends the text (or the end). A partial match
-that reads the end of the text never starts earlier; one a bounded lazy
-repeat reports without reading it may (`(?:x[^q]??xy|zz)y` on "xxxxx": a
-partial match at 1, not 0).
+The module's partial search also starts late for some patterns, where its
+*required string* says a match cannot start earlier; a partial match a
+bounded lazy repeat reports without reading the end of the text then
+depends on it (`(?:x[^q]??xy|zz)y` on "xxxxx": a partial match at 1, not
+0). required_partial.py models that search.
 
 `lazy_tails(ast)` gives, for each lazy one-character repeat outside
 look-behinds, the literal its tail's test is (one character: the first
-rule; more: the second; "": the third); `lazy_problem(ast)` names the
-shapes this model does not decide, which ports refuse: a test whose
-packing depends on the case state a case-insensitive character before the
-repeat leaves (`(?i:a).*?<b`: "<b" is one case-insensitive string or "<"
-alone), and a bounded lazy repeat with a literal test that the required
-string may follow at a bounded offset (above; conservative: an
-alternation holding such a repeat counts as before the string, save for
-its hoisted prefix).
+rule; more: the second; "": the third). Where the test's run of
+characters starts, the case state is the one the characters before it in
+the same optimised sequence left (`(?i:a).*?<b` tests "<" alone: the
+case-insensitive "a" leaves the state ignoring case, and the
+case-sensitive "b" then starts a string of its own; `case_states`).
 
 Where a match is attempted matters when an attempt can open with a lazy
 repeat of minimum 0 (opens_lazily): the module attempts at its first
@@ -110,19 +101,23 @@ from .analysis import max_length, nullable
 from .charset import CharSet, set_of
 from .lookbehind_partial import backtrack_literals
 from .nodes import Alt, Anchor, Category, Char, Class, Concat, Dot, Group, Look, Node, Range, Regex, Repeat, children, root_of
-from .syntax import to_source
 
 _CLOSE = "close"  # a capturing group ends: skipped, but ends a literal run
 _STOP = "stop"  # the end of a repeat body or look-around: the test is not a literal
 _JOIN = "join"  # the end of an alternative: the run ends, the test goes on
-_BRANCHES = "branches"  # an alternation's branches after their common prefix: the run ends
 
 
-class _Unknown(Exception):
-    pass
+class Branches:
+    """An alternation's branches after the prefix the optimiser hoists out of
+    them (each branch's remaining items): ends a literal run. `width`: the
+    widest text they read (None: unbounded)."""
+
+    def __init__(self, rests: list[list], width: int | None = None):
+        self.rests = rests
+        self.width = width
 
 
-def _one_char(node: Node) -> bool:
+def one_char(node: Node) -> bool:
     while isinstance(node, Group) and node.index is None:
         node = node.body
     return isinstance(node, (Char, Dot, Category, Class)) or char_alternation(node) is not None
@@ -155,7 +150,7 @@ def char_alternation(node: Node) -> CharSet | None:
     return out if len(flags) == 1 else None
 
 
-def _literal_char(node: Node) -> tuple[str, bool] | None:
+def literal_char(node: Node) -> tuple[str, bool] | None:
     """(character, ignores case) for a literal character or a one-character
     positive class, else None."""
     if isinstance(node, Char):
@@ -179,10 +174,10 @@ def _expand(items: list) -> list:
         elif isinstance(head, Repeat) and head.min == head.max == 1:
             items = [head.body] + items[1:]
         elif isinstance(head, Alt):
-            prefix, _ = _split_alt(head)
+            prefix, rests = split_alternation(head)
             if not prefix:
                 return items
-            items = prefix + [_BRANCHES] + items[1:]
+            items = prefix + [Branches(rests)] + items[1:]
         else:
             return items
     return items
@@ -195,7 +190,7 @@ def _affix(node) -> bool:
 
 
 def _normal(node: Node) -> Node:
-    found = _literal_char(node) if isinstance(node, Class) else None
+    found = literal_char(node) if isinstance(node, Class) else None
     return Char(found[0], found[1]) if found else node
 
 
@@ -207,32 +202,33 @@ def _sequence(node: Node) -> list:
     if isinstance(node, Concat):
         return [item for child in node.items for item in _sequence(child)]
     if isinstance(node, Alt):
-        prefix, _ = _split_alt(node)
+        prefix, rests = split_alternation(node)
         if prefix:
-            return prefix + [_BRANCHES]  # the module's Sequence(prefix, Branch), flattened
+            return prefix + [Branches(rests)]  # the module's Sequence(prefix, Branch), flattened
     return [node]
 
 
-def _split_alt(node: Alt) -> tuple[list, list]:
+def split_alternation(node: Alt) -> tuple[list, list]:
     """(the items common to the start of every branch, the branches' item
     lists), as `regex`'s Branch.optimise splits them (`_split_common_prefix`,
-    after flattening branches that are alternations themselves)."""
+    after flattening branches that are alternations themselves). The items
+    are the pattern's own nodes (the prefix: the first branch's)."""
     branches: list[list] = []
     for branch in node.branches:
         inner = branch
         while isinstance(inner, Group) and inner.index is None:
             inner = inner.body
         if isinstance(inner, Alt):
-            prefix, rest = _split_alt(inner)
+            prefix, rest = split_alternation(inner)
             if not prefix:  # still an alternation: its branches join this one's
                 branches.extend(rest)
                 continue
-        branches.append([_normal(item) for item in _sequence(branch)])
+        branches.append(_sequence(branch))
     count = 0
     while (
         count < min(len(b) for b in branches)
         and _affix(branches[0][count])
-        and all(b[count] == branches[0][count] for b in branches)
+        and all(_normal(b[count]) == _normal(branches[0][count]) for b in branches)
     ):
         count += 1
     return branches[0][:count], [b[count:] for b in branches]
@@ -243,7 +239,7 @@ def _cased(char: str) -> bool:
     return len(set_of(Char(char, True))) > 1
 
 
-def _literal(run: list[str], icase: bool) -> str | tuple[CharSet, ...]:
+def carried_literal(run: list[str], icase: bool) -> str | tuple[CharSet, ...]:
     """The test as the ports carry it: the string, or when it ignores case
     the set of each character's cases (the module's same_char_ign)."""
     if not icase:
@@ -251,9 +247,9 @@ def _literal(run: list[str], icase: bool) -> str | tuple[CharSet, ...]:
     return tuple(set_of(Char(char, True)) for char in run)
 
 
-def _test(follow: list, icase_before: bool = True) -> str | tuple[CharSet, ...]:
+def _test(follow: list, states: dict[int, bool]) -> str | tuple[CharSet, ...]:
     """The literal the tail's test reads ("" when the test is not a literal);
-    a tuple of character sets when it ignores case."""
+    a tuple of character sets when it ignores case. `states`: case_states."""
     items = _expand(follow)
     while items and items[0] in (_CLOSE, _JOIN):
         items = _expand(items[1:])
@@ -263,45 +259,34 @@ def _test(follow: list, icase_before: bool = True) -> str | tuple[CharSet, ...]:
     if isinstance(head, Repeat):
         if head.min == 0:
             return ""
-        if _one_char(head.body):
+        if one_char(head.body):
             body = head.body
             while isinstance(body, Group):
                 body = body.body
-            found = _literal_char(body)
-            return _literal([found[0]], found[1]) if found else ""
-        return _test([head.body, _STOP], icase_before)
+            found = literal_char(body)
+            return carried_literal([found[0]], found[1]) if found else ""
+        return _test([head.body, _STOP], states)
     if isinstance(head, Alt):
         return ""  # no common prefix (_expand): the branches or a set of their first characters
-    first = _literal_char(head)
+    first = literal_char(head)
     if first is None:
         return ""
-    # The module packs a run of characters into one string node
-    # (Sequence.pack_characters) under a case state carried along the
-    # sequence: a character whose case flag differs from it ends the run
-    # and sets it, unless it is case-sensitive and has no other cases.
     chars = [first]
     items = _expand(items[1:])
     while items:
-        nxt = _literal_char(items[0]) if items[0] not in (_CLOSE, _STOP, _JOIN, _BRANCHES) else None
+        nxt = literal_char(items[0])  # None for the markers
         if nxt is None:
             break
         chars.append(nxt)
         items = _expand(items[1:])
-    plain, folded = _pack(chars, False), _pack(chars, True)
-    if plain != folded:
-        # The state the run starts in decides: that of the characters
-        # before the repeat in the module's sequence, case-sensitive when
-        # no case-insensitive character comes before the repeat.
-        if icase_before:
-            raise _Unknown(
-                f"the literal {''.join(c for c, _ in chars)!r} after case-insensitive characters before it: "
-                "whether the regex module reads that literal ignoring case depends on how it packs the "
-                "characters before the repeat (its case state carried along the sequence), not reproduced"
-            )
-    return _literal(*plain)
+    # The module packs a run of characters into one string node
+    # (Sequence.pack_characters) under a case state carried along the
+    # sequence: a character whose case flag differs from it ends the run
+    # and sets it, unless it is case-sensitive and has no other cases.
+    return carried_literal(*pack_run(chars, states.get(id(head), False)))
 
 
-def _pack(chars: list[tuple[str, bool]], state: bool) -> tuple[list[str], bool]:
+def pack_run(chars: list[tuple[str, bool]], state: bool) -> tuple[list[str], bool]:
     """The first string node `regex` packs from these characters when its
     case state is `state` (True: ignoring case) before them."""
     run: list[str] = []
@@ -314,44 +299,72 @@ def _pack(chars: list[tuple[str, bool]], state: bool) -> tuple[list[str], bool]:
     return run, state and any(_cased(char) for char in run)
 
 
-def _visit(node: Node, follow: list, out: dict, problems: list[str], icase: frozenset = frozenset()) -> None:
+def _visit(node: Node, follow: list, out: dict, states: dict[int, bool]) -> None:
     if isinstance(node, Look):
         if not node.behind:
-            _visit(node.body, [_STOP], out, problems, icase)
+            _visit(node.body, [_STOP], out, states)
         return
     if isinstance(node, Concat):
         for at, item in enumerate(node.items):
-            _visit(item, list(node.items[at + 1 :]) + follow, out, problems, icase)
+            _visit(item, list(node.items[at + 1 :]) + follow, out, states)
     elif isinstance(node, Alt):
         for branch in node.branches:
-            _visit(branch, [_JOIN] + follow, out, problems, icase)
+            _visit(branch, [_JOIN] + follow, out, states)
     elif isinstance(node, Group):
-        _visit(node.body, ([] if node.index is None else [_CLOSE]) + follow, out, problems, icase)
+        _visit(node.body, ([] if node.index is None else [_CLOSE]) + follow, out, states)
     elif isinstance(node, Repeat):
-        if node.lazy and node.min != node.max and _one_char(node.body):
-            try:
-                literal = _test(follow, id(node) in icase)
-            except _Unknown as why:
-                problems.append(f"lazy quantifier {to_source(node)} before {why}")
-                literal = ""
-            out[id(node)] = literal
+        if node.lazy and node.min != node.max and one_char(node.body):
+            out[id(node)] = _test(follow, states)
         else:
             # A lazy repeat of a group (the module's LAZY_REPEAT) backtracks
             # iteration by iteration, as the ports' general repeat does.
-            _visit(node.body, [_STOP], out, problems, icase)
+            _visit(node.body, [_STOP], out, states)
 
 
-def _ignores_case(root: Node) -> frozenset:
-    """The ids of the repeats that a case-insensitive character comes before
-    (in the pattern's text): only there can the module's case state be
-    "ignoring case" when their tail's literal starts."""
-    out, seen = set(), False
-    for node in _walk(root):
-        if isinstance(node, (Char, Class)) and node.icase:
-            seen = True
-        elif isinstance(node, Repeat) and seen:
-            out.add(id(node))
-    return frozenset(out)
+def optimised_items(node: Node) -> list:
+    """The items of the sequence the module's optimiser makes of `node`:
+    concatenations, non-capturing groups and `{1}` opened up (Sequence.
+    optimise), an alternation's hoisted prefix moved out of it."""
+    if isinstance(node, Concat):
+        return [item for child in node.items for item in optimised_items(child)]
+    if isinstance(node, Group) and node.index is None or isinstance(node, Repeat) and node.min == node.max == 1:
+        return optimised_items(node.body)
+    if isinstance(node, Alt):
+        prefix, rests = split_alternation(node)
+        if prefix:
+            whole = max_length(node)
+            width = None if whole is None else whole - sum(max_length(item) or 0 for item in prefix)
+            return prefix + [Branches(rests, width)]
+    return [node]
+
+
+def case_states(root: Node) -> dict[int, bool]:
+    """id(literal character) -> whether the module's case state ignores case
+    right before it. Sequence.pack_characters carries the state along one
+    optimised sequence (optimised_items), starting case-sensitive: a
+    case-insensitive character sets it, a case-sensitive one with other
+    cases clears it; the sequences inside other items (groups that capture,
+    repeats, branches, look-arounds) start afresh."""
+    states: dict[int, bool] = {}
+
+    def sequence(items: list) -> None:
+        state = False
+        for item in items:
+            found = literal_char(item)
+            if found is not None:
+                states.setdefault(id(item), state)
+                char, icase = found
+                if icase != state and (icase or _cased(char)):
+                    state = icase
+            elif isinstance(item, Branches):
+                for rest in item.rests:
+                    sequence([inner for part in rest for inner in optimised_items(part)])
+            else:
+                for child in children(item):
+                    sequence(optimised_items(child))
+
+    sequence(optimised_items(root))
+    return states
 
 
 def lazy_tails(ast: Regex | Node) -> dict[int, str]:
@@ -359,7 +372,7 @@ def lazy_tails(ast: Regex | Node) -> dict[int, str]:
     when the test is not a literal (see above)."""
     out: dict = {}
     root = root_of(ast)
-    _visit(root, [], out, [], _ignores_case(root))
+    _visit(root, [], out, case_states(root))
     return out
 
 
@@ -371,90 +384,10 @@ def repeat_strings(ast: Regex | Node) -> dict[int, str]:
     return {**backtrack_literals(ast), **lazy_tails(ast)}
 
 
-def lazy_problem(ast: Regex | Node) -> str | None:
-    """Why the ports cannot reproduce the module's partial matches for a lazy
-    one-character repeat of this pattern, or None."""
-    problems: list[str] = []
-    tails: dict[int, str] = {}
-    root = root_of(ast)
-    _visit(root, [], tails, problems, _ignores_case(root))
-    late = _before_required_string(root, tails)
-    if late is not None:
-        problems.append(
-            f"lazy quantifier {to_source(late)}: the pattern's required string (the regex module's first "
-            "literal every match reads, at a bounded distance from the start) may follow it, and the "
-            "module's partial search then starts where that string or its start ends the text, skipping "
-            "the partial matches this bounded lazy repeat would report before it ((?:x[^q]??xy|zz)y on "
-            "'xxxxx': a partial match at 1, not 0); start the pattern with a literal, or leave the repeat "
-            "unbounded"
-        )
-    return "; ".join(problems) or None
-
-
-class _Required(Exception):
-    pass
-
-
-def _before_required_string(root: Node, tails: dict[int, str]) -> Repeat | None:
-    """A bounded lazy repeat whose tail test is a literal (so its partial
-    matches need not read the end of the text) that the pattern's required
-    string may follow at a finite offset, or None. The module
-    (`get_required_string` in _regex_core.py) takes the first literal
-    character of the pattern's top-level sequence (groups and repeats of at
-    least one opened up; an alternation is not looked into, though its
-    optimiser may hoist a common prefix out of it) with the largest width
-    before it; when that width is unbounded there is none. Partial search
-    from `pos` then starts no earlier than where the string, or failing a
-    complete occurrence a start of it that ends the text, was found, less
-    that width: harmless for partial matches that read the end of the
-    text, not for the lazy ones that do not. Conservative: any alternation
-    holding such a repeat counts as coming before the string, save for the
-    common prefix the optimiser hoists out of its branches."""
-    seen: list[Repeat] = []
-
-    def marks(node: Node) -> None:
-        for inner in _walk(node):
-            if isinstance(inner, Repeat) and tails.get(id(inner)) and inner.max is not None:
-                seen.append(inner)
-
-    def scan(node: Node) -> bool:
-        """True when the scan is over (the required string found, or an
-        unbounded width before it)."""
-        if _literal_char(node) is not None:  # `x`, `[x]` (the module's Character)
-            raise _Required
-        if isinstance(node, Concat):
-            return any(scan(item) for item in node.items)
-        if isinstance(node, Group):
-            return scan(node.body)
-        if isinstance(node, Repeat):
-            if node.min >= 1 and scan(node.body):  # the module looks into a repeat of at least one
-                return True
-            marks(node)
-            width = max_length(node)
-            return width is None
-        if isinstance(node, Alt):
-            prefix, _ = _split_alt(node)  # hoisted out of the branches by the optimiser
-            for item in prefix:
-                if scan(item):
-                    return True
-            marks(node)
-            return max_length(node) is None
-        if isinstance(node, Look):
-            marks(node)
-            return False
-        return max_length(node) is None
-
-    try:
-        scan(root)
-    except _Required:
-        return seen[0] if seen else None
-    return None
-
-
-def _walk(node: Node):
+def walk_nodes(node: Node):
     yield node
     for child in children(node):
-        yield from _walk(child)
+        yield from walk_nodes(child)
 
 
 def opens_lazily(ast: Regex | Node) -> bool:
@@ -488,7 +421,7 @@ def lazy_lead(ast: Regex | Node) -> tuple[CharSet, int] | None:
             head = head.items[0]
         else:
             break
-    if not isinstance(head, Repeat) or not head.lazy or head.min != 0 or not _one_char(head.body):
+    if not isinstance(head, Repeat) or not head.lazy or head.min != 0 or not one_char(head.body):
         return None
     body = head.body
     while isinstance(body, Group) and body.index is None:
@@ -523,4 +456,4 @@ def _opens_with(node: Node, tails: dict[int, str]) -> Repeat | None:
     return None
 
 
-__all__ = ["lazy_lead", "lazy_problem", "lazy_tails", "opens_lazily", "repeat_strings"]
+__all__ = ["lazy_lead", "lazy_tails", "opens_lazily", "repeat_strings"]

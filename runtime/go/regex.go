@@ -77,6 +77,9 @@ type Regex struct {
 	LazyOpen bool
 	LazyLead []rune
 	LazyMax  int
+	// Required: set when the module's required string decides where its
+	// partial search attempts (required.go).
+	Required *Required
 
 	lead     []rune
 	leadDone bool
@@ -225,6 +228,9 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 	if !partial {
 		return span{}
 	}
+	if re.Required != nil {
+		return re.searchRequired(m, text, pos)
+	}
 	m.partial = true
 	for s := pos; ; {
 		m.resetCaps()
@@ -239,24 +245,11 @@ func (re *Regex) search(m *machine, text string, pos int, partial bool) span {
 		if s >= len(text) {
 			break
 		}
-		if re.LazyLead != nil {
-			end, count := s, 0
-			for end < len(text) && (re.LazyMax < 0 || count < re.LazyMax) {
-				r, w := utf8.DecodeRuneInString(text[end:])
-				if !inSet(re.LazyLead, r) {
-					break
-				}
-				end, count = end+w, count+1
-			}
-			if re.LazyMax < 0 || count < re.LazyMax {
-				if end >= len(text) {
-					return m.partialAt(s)
-				}
-				s = end // then past the character that ended the run
-			}
+		next := re.afterFailure(text, s)
+		if next > len(text) {
+			return m.partialAt(s)
 		}
-		_, size := utf8.DecodeRuneInString(text[s:])
-		s += size
+		s = next
 	}
 	return span{}
 }

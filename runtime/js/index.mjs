@@ -12,6 +12,7 @@
 //   whole.mjs    parseResponse on a whole text: one search as the end of the stream
 //   regex.mjs    the delimiter regex matcher (partial matching)
 //   regex_parts.mjs  its code point helpers and pattern-tree rewrites
+//   regex_search.mjs the module's search loop where a required string decides
 //   pyjson.mjs   json.loads/dumps, int(), float(), str.strip(), exceptions
 //   unicode.mjs  Python's character classes
 //

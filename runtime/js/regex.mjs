@@ -56,6 +56,7 @@ import {
   tailFrom,
   tailSize,
 } from "./regex_parts.mjs";
+import { afterFailure, searchRequired } from "./regex_search.mjs";
 
 export { codePointBefore, inRanges, nextIndex } from "./regex_parts.mjs";
 
@@ -68,9 +69,17 @@ export class Regex {
    * @param {object|null} hint trigger strings and lead classes (see below)
    * @param {number[]|null} firstLead the class of a greedy unbounded repeat the pattern starts with
    */
-  constructor(source, tree, entry = null, hint = null, firstLead = null, lazyLead = null) {
+  constructor(source, tree, entry = null, hint = null, firstLead = null, lazyLead = null, required = null) {
     this.source = source;
     this.entry = entry;
+    // [string, offset, starts, ahead, aheadAt, minWidth] for a pattern whose
+    // partial search attempts where the module's does (compiler/regex/
+    // required_partial.py): the module's required string (a string or,
+    // ignoring case, the ranges of each character's cases), the widest text
+    // before it, search_start's test (ranges, null: it stops everywhere),
+    // the next node's test it also reads (ranges per character, or null)
+    // and where (1: after the position, 0: at it), the minimum width.
+    this.required = required;
     // [ranges, max]: a lazy one-character repeat of minimum 0 the pattern
     // opens with, when the module attempts everywhere (compiler/regex/
     // lazy_partial.py lazy_lead): after a failed attempt at p it skips the
@@ -600,6 +609,7 @@ export class Regex {
    */
   search(s, pos, partial = false) {
     if (this.hint !== null) return this._searchHinted(s, pos, partial);
+    if (partial && this.required !== null) return this.search(s, pos, false) ?? searchRequired(this, s, pos);
     const n = s.length;
     let firstHit = -1;
     const ctx = this._ctx;
@@ -614,20 +624,12 @@ export class Regex {
       if (caps !== null) return new Match(this, s, caps, false);
       if (ctx.hit && firstHit < 0) firstHit = p;
       if (this.lazyLead !== null && p < n) {
-        const [ranges, max] = this.lazyLead;
-        let end = p;
-        let count = 0;
-        while (end < n && (max < 0 || count < max) && inRanges(ranges, s.codePointAt(end))) {
-          end = nextIndex(s, end);
-          count++;
+        const next = afterFailure(this, s, p);
+        if (next > n) {
+          if (partial && firstHit < 0) firstHit = p;
+          break;
         }
-        if (max < 0 || count < max) {
-          if (end >= n) {
-            if (partial && firstHit < 0) firstHit = p;
-            break;
-          }
-          p = end; // the loop steps past the character that ended the run
-        }
+        p = prevIndex(s, next); // the loop steps past the character that ended the run
       }
     }
     return firstHit < 0 ? null : this._partialMatch(s, firstHit);

@@ -8,6 +8,7 @@ Go in one `go run` of a generated program."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ from compiler.ir import RegexDelimiter
 from compiler.pipeline import to_program
 from compiler.regex import parse
 from compiler.regex.automaton import partial_problem
+from compiler.regex.required_partial import required_string
 from compiler.regex.emit import js_problems
 from compiler.regex.lookbehind_partial import backtrack_literals
 from regex_strategies import random_lazy_pattern, random_lazy_text
@@ -158,7 +160,8 @@ def _cases() -> list[tuple[str, str]]:
 def _lazy_cases() -> list[tuple[str, str]]:
     """Lazy repeats of every shape (regex_strategies.random_lazy_pattern)
     that the ports accept, and the issue's two opens, on random texts cut
-    at every length (a stream fed one character at a time)."""
+    at every length (a stream fed one character at a time). LAZY_PATTERNS
+    sets how many patterns (260) for a deeper run."""
     rng = random.Random(37)
     patterns = {
         r"<｜tool▁call▁begin｜>(?P<name>[^<｜]+?)<｜tool▁sep｜>": 40,
@@ -166,8 +169,11 @@ def _lazy_cases() -> list[tuple[str, str]]:
         r"<tool_call>.*?</tool_call>": 20,
         r"<\|channel\|>(?P<channel>[^<]*?)<\|message\|>": 20,
         r"<\|channel\|>commentary to=functions\.(?P<name>.*?)(?: <\|constrain\|>json)?<\|message\|>": 20,
+        # the case state a case-insensitive character leaves decides how the tail's test is packed
+        r"(?i:a)(?:[^x])*?<a>": 20,
+        r"(?i:x)<a*?(?:<ab>|<ac>)": 20,
     }
-    while len(patterns) < 260:
+    while len(patterns) < int(os.environ.get("LAZY_PATTERNS", 260)):
         patterns.setdefault(random_lazy_pattern(rng), 6)
     cases = []
     for pattern, count in patterns.items():
@@ -177,10 +183,34 @@ def _lazy_cases() -> list[tuple[str, str]]:
             continue
         if partial_problem(ast, ports=True) or js_problems(ast):
             continue
-        for _ in range(count):
-            text = random_lazy_text(rng, pattern)
+        texts = [random_lazy_text(rng, pattern) for _ in range(count)]
+        required = required_string(ast)
+        if required is not None:
+            # The module's partial search starts no earlier than the required
+            # string's next occurrence less its offset, from where its
+            # complete pass last found it: put occurrences far from the start.
+            string = required[0] if isinstance(required[0], str) else "".join(chr(c.ranges[0][0]) for c in required[0])
+            for _ in range(count):
+                filler = "z" * rng.randint(0, 6)
+                texts.append(random_lazy_text(rng, pattern, 4) + filler + string + random_lazy_text(rng, pattern, 4))
+        for text in texts:
             cases += [(pattern, text[:cut]) for cut in range(len(text) + 1)]
+    for pattern, text in REQUIRED_SEARCH_TEXTS:
+        cases += [(pattern, text[:cut]) for cut in range(len(text) + 1)]
     return list(dict.fromkeys(cases))
+
+
+# Where the module's search attempts a pattern with a required string decides
+# (compiler/regex/required_partial.py), texts that tell its rules apart (each
+# found by a mutant of one rule): search_start reads the next node's test
+# (\w) after the first; it runs into the end there; the complete pass stops
+# short of the minimum width, leaving where it last found the string.
+REQUIRED_SEARCH_TEXTS = [
+    (r"[^<]\w{1,3}?(x)", "x｜>zzzz"),
+    (r"[^<][^<]{1,3}?(?i:<a>)", "<[X"),
+    (r"[ab]\s{0,2}?xy[^q]{4}", "aqqzxy"),
+    (r"[ab]\s{0,2}?xy[^q]{4}", "ayqzxyzz"),
+]
 
 
 CASES = _cases() + _lazy_cases()
@@ -337,14 +367,14 @@ def test_go_matcher_agrees_with_the_regex_module(tmp_path: Path):
     assert not wrong, "\n".join(wrong[:20])
 
 
-def test_lazy_shapes_the_ports_follow_and_refuse():
+def test_lazy_shapes_the_ports_follow():
     """compiler/regex/lazy_partial.py: what each lazy one-character repeat's
-    tail test is, and the shapes both backends refuse for opens and closes."""
-    from compiler.errors import TemplateError
+    tail test is; compiler/regex/required_partial.py: the required string
+    the module's search starts late for; both backends compile them all."""
     from compiler.frontend import source as sources
     from compiler.backends import go as go_backend
     from compiler.regex.charset import set_of
-    from compiler.regex.lazy_partial import lazy_problem, lazy_tails
+    from compiler.regex.lazy_partial import lazy_tails
     from compiler.regex.nodes import Char
 
     def tails(pattern):
@@ -382,16 +412,31 @@ def test_lazy_shapes_the_ports_follow_and_refuse():
     assert tails(r"a.*?(?:xa|ya)") == [""]
     assert lazy_tails(parse(r"a.*?(?i:xy)")).popitem()[1] == tuple(set_of(Char(c, True)) for c in "xy")
     assert tails(r"a.*?<b(?i:c)") == ["<b"]  # a case-insensitive character ends the string
-    for pattern in (r"a.*?(?i:xy)", r"(?i)<t>.*?</t>", r"(?i:a).*?xb"):
+    # The case state the sequence carries to the test: "<" alone after a
+    # case-insensitive "a" (the case-sensitive "b" starts a string of its own).
+    assert tails(r"(?i:a).*?<b") == ["<"]
+    assert tails(r"(?i:a)b.*?<b") == ["<b"]
+    assert tails(r"(?i:a)(.*?)<b") == ["<"]  # across a capturing group's end, in the same sequence
+    assert tails(r"(?:(?i:a).*?xb|(?i:a)zz)") == ["xb"]  # a branch after the hoisted "a" starts afresh
+    assert lazy_tails(parse(r"(?i:a).*?<(?i:b)")).popitem()[1] == (set_of(Char("<")), set_of(Char("b", True)))
+    for pattern in (r"a.*?(?i:xy)", r"(?i)<t>.*?</t>", r"(?i:a).*?xb", r"(?i:a).*?<b"):
         assert partial_problem(parse(pattern), ports=True) is None, pattern
-    for pattern in (
-        r"(?i:a).*?<b",  # a case-insensitive character before: the module's case state decides the test
-        r"(?:x[^q]??xy|zz)y",  # the required string "y" follows a bounded lazy repeat
-        r"[ab]\s{0,2}?xy",
-    ):
-        assert lazy_problem(parse(pattern)), pattern
+    # The required string (the module's get_required_string, read from its
+    # optimised and packed pattern) and the widest text before it.
+    assert required_string(parse(r"(?:x[^q]??xy|zz)y"))[:2] == ("y", 4)
+    assert required_string(parse(r"[ab]\s{0,2}?xy"))[:2] == ("xy", 3)
+    assert required_string(parse(r"[ab](\s{0,2}?xy)z"))[:2] == ("xy", 3)  # inside a group that captures
+    assert required_string(parse(r"(?:[ab]\s??x){2}y"))[:2] == ("x", 2)  # inside a repeat of at least one
+    assert required_string(parse(r"[ab]\s{0,2}?(?i:xy)")).literal == tuple(set_of(Char(c, True)) for c in "xy")
+    assert required_string(parse(r"(?:(?i:a)[^<]??(?=xy)|zz)y"))[:2] == ("y", 2)  # a look-ahead before it
+    assert required_string(parse(r"<(?:x[^q]??xy|zz)y")) is None  # the string comes first
+    assert required_string(parse(r"[ab]\s*?xy")) is None  # unbounded width before it: no late start
+    assert required_string(parse(r"[ab]\s{0,2}?(?=x)")) is None  # no string
+    # search_start: a first node's test and its next node's (the minimum copy of \w{1,3}?)
+    found = required_string(parse(r"[^<]\w{1,3}?(x)"))
+    assert found.ahead == (set_of(parse(r"\w").body),) and found.ahead_at == 1 and found.min_width == 3
+    assert required_string(parse(r"(?:x[^q]??xy|zz)y")).starts == set_of(parse("[xz]").body)  # the first set
     template = {"start_anchor": "<a>", "fields": {"content": {"close_pattern": r"[ab]\s??<a>"}}}
-    with pytest.raises(TemplateError, match="lazy quantifier"):
-        go_backend.render(to_program(sources.from_dict(template, "t")))
-    with pytest.raises(TemplateError, match="lazy quantifier"):
-        js_backend.render(to_program(sources.from_dict(template, "t")))
+    program = to_program(sources.from_dict(template, "t"))
+    assert 'Required{String: "<a>", Offset: 2' in "".join(go_backend.render(program).values())
+    assert '["<a>", 2, ' in "".join(js_backend.render(program).values())

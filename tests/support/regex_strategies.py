@@ -165,6 +165,10 @@ LAZY_TAILS = [
     "(?i:x)", "(?i:xy)", "(?i:x)y", "x(?i:y)", "(?i:<a>)", "<(?i:a)>", "(?i:k)", "(?i:xy|xz)", "(?i:x)+",
 ]
 LAZY_HEADS = ["", "a", "<", "\\[\\[", "(?P<n>", "x", "<｜tool▁call▁begin｜>(?P<n>", "[ab]", "(?:a|bb)"]
+# case-insensitive characters before the repeat: the case state their sequence carries (lazy_partial.case_states)
+LAZY_HEADS += ["(?i:a)", "(?i:<)b", "(?i:a)(?P<n>", "(?i:x)<"]
+# heads the module builds no first set for (a negated single character): its search_start reads the first node
+LAZY_HEADS += ["[^<]", "[^q]+"]
 LAZY_ALPHABET = "aqx<>by |[\n｜zXYK\u212a"
 
 

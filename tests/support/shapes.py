@@ -640,6 +640,45 @@ SHAPES += [
 ]
 
 
+# Delimiters whose required string (the `regex` module's first string of the
+# pattern) follows a bounded lazy repeat or a look-ahead: where the module's
+# search attempts decides their partial matches (compiler/regex/
+# required_partial.py); and a case-insensitive character before a lazy
+# repeat, whose case state decides how its tail's test is packed.
+LAZY_REQUIRED = {
+    "start_anchor": "<|a|>",
+    "fields": {
+        "reasoning_content": {"open": "<t>", "close_pattern": r"\s{0,2}?(?=</t>)</t>", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"[<\[]\s{0,3}?call[>\]]",
+            "close_pattern": r"(?i:e)[^<]{0,2}?</call>|\[/call\]",
+            "repeats": True,
+            "content": "json",
+        },
+        "content": {"close_pattern": r"[ \n]{0,2}?<end>", "content": "text"},
+    },
+}
+
+SHAPES += [
+    Shape(
+        "lazy_required",
+        LAZY_REQUIRED,
+        blocks=[
+            "<t>plan</t>",
+            "<t>a \n </t>",
+            "hello",
+            "< call>{\"name\": \"f\", \"arguments\": {}}E </call>",
+            "[call]{\"name\": \"g\", \"arguments\": {\"x\": 1}}[/call]",
+            "<   call>{}e</call>",
+            "text  <end>",
+            "[  call]",
+        ],
+        noise=["<", "[", " ", "\n", "call", "<end", "</t", "</call>", "E", "e", "z", "]", ">", "<e"],
+        prefixes=["<|a|>", "<|a|><t>", "<|a|>x", "<|a|> "],
+    ),
+]
+
+
 # A long open arriving in pieces (gpt_oss's `<|channel|>... to=functions.f
 # ...<|message|>`): while a partial match goes on, the stream waits
 # (StreamParser._waits) unless a complete match follows it in the same

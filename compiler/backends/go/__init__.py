@@ -28,7 +28,9 @@ from ...regex.charset import CharSet, regex_set, word_set
 # rendering a regex AST, so they stay in the backend. Every fact about the
 # template's delimiters and states (hints, branches, the state plan) is read
 # off the IR.
-from ...regex.lazy_partial import lazy_lead, lazy_problem, opens_lazily, repeat_strings
+from ...regex.automaton import partial_problem
+from ...regex.lazy_partial import lazy_lead, opens_lazily, repeat_strings
+from ...regex.required_partial import Required, required_string
 from ...regex.lookbehind_partial import attempt_entry
 from ...regex.node_tree import ALT, ASSERT, CONCAT, EMPTY, GROUP, LIT, REPEAT, SET, GoNode, go_tree
 from ...regex.nodes import Group, Regex, walk
@@ -110,7 +112,25 @@ class _Emitter:
             lazy = lazy_lead(ast)
             if lazy is not None:
                 entry += f", LazyLead: {self.set_var(lazy[0].ranges)}, LazyMax: {lazy[1]}"
+        required = required_string(ast)
+        if required is not None:  # where the module's partial search attempts (required_partial.required_string)
+            entry += f", Required: {self.required(required)}"
         return f"&{q}Regex{{Source: {go_string(source)}, Root: {self.node(ast.body)}, Names: []string{{{names_go}}}{entry}}}"
+
+    def required(self, required: Required) -> str:
+        """`&rt.Required{...}` (runtime/go/required.go) for a pattern's required string."""
+        if isinstance(required.literal, tuple):
+            folds = ", ".join(self.set_var(chars.ranges) for chars in required.literal)
+            literal = f"Fold: [][]rune{{{folds}}}"
+        else:
+            literal = f"String: {go_string(required.literal)}"
+        more = ""
+        if required.starts is not None:
+            more += f", Starts: {self.set_var(required.starts.ranges)}"
+        if required.ahead is not None:
+            ahead = ", ".join(self.set_var(chars.ranges) for chars in required.ahead)
+            more += f", Ahead: [][]rune{{{ahead}}}, AheadAt: {required.ahead_at}"
+        return f"&{self.q}Required{{{literal}, Offset: {required.offset}{more}, MinWidth: {required.min_width}}}"
 
     def node(self, node) -> str:
         """An AST node as Go source: its rt.Node tree (compiler/regex/node_tree.py), rendered."""
@@ -210,12 +230,12 @@ def render(program: Program, *, vendor: bool = False) -> dict[str, str]:
                 Problem(delim.path, "this regex uses syntax outside the project's regex grammar; Go cannot run it")
             )
             return "nil"
-        why = lazy_problem(delim.ast)
-        if why:
+        why = partial_problem(delim.ast, ports=True)
+        if why:  # the module's partial matches that the matcher does not reproduce (as for JavaScript)
             problems.append(Problem(delim.path, f"cannot compile for Go: {why}"))
             return "nil"
         hint = ""
-        if opens_lazily(delim.ast):
+        if opens_lazily(delim.ast) or required_string(delim.ast) is not None:
             pass  # searched at every position the module attempts (no trigger hint)
         elif delim.hint is not None:
             h = delim.hint

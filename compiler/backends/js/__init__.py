@@ -27,6 +27,7 @@ from ...regex.charset import CharSet, set_of
 from ...regex.automaton import partial_problem
 from ...regex.emit import js_problems
 from ...regex.lazy_partial import char_alternation, lazy_lead, opens_lazily, repeat_strings
+from ...regex.required_partial import required_string
 from ...regex.lookbehind_partial import attempt_entry
 from ...regex.nodes import (
     BOS,
@@ -67,6 +68,7 @@ RUNTIME_FILES = (
     "whole.mjs",
     "regex.mjs",
     "regex_parts.mjs",
+    "regex_search.mjs",
     "pyjson.mjs",
     "unicode.mjs",
     "index.d.mts",
@@ -126,11 +128,7 @@ def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> s
             high = -1 if node.max is None else node.max
             literal = ""
             if id(node) in give_back:
-                carried = give_back[id(node)]
-                if isinstance(carried, tuple):  # a case-insensitive lazy tail: each character's cases
-                    literal = ", [" + ", ".join(sets.name(chars) for chars in carried) + "]"
-                else:
-                    literal = f", {js_string(carried)}"
+                literal = ", " + _literal_code(give_back[id(node)], sets)
             chars = char_alternation(node.body) if node.lazy else None  # the module's set (lazy_partial)
             body = f"[0, {sets.name(chars)}]" if chars is not None else tree(node.body)
             return f"[4, {node.min}, {high}, {int(node.lazy)}, {body}{literal}]"
@@ -141,6 +139,25 @@ def _tree(node: Node, sets: _Sets, give_back: dict[int, str] | None = None) -> s
         raise TypeError(f"not a regex node: {node!r}")
 
     return tree(node)
+
+
+def _literal_code(literal: str | tuple, sets: _Sets) -> str:
+    """A literal the matcher searches for: a string, or ignoring case (a
+    tuple of character sets) an array of each character's cases."""
+    if isinstance(literal, tuple):
+        return "[" + ", ".join(sets.name(chars) for chars in literal) + "]"
+    return js_string(literal)
+
+
+def _required_code(required, sets: _Sets) -> str:
+    """[string, offset, starts, ahead, aheadAt, minWidth] for the matcher
+    (required_partial.Required)."""
+    starts = "null" if required.starts is None else sets.name(required.starts)
+    ahead = "null" if required.ahead is None else _literal_code(required.ahead, sets)
+    return (
+        f"[{_literal_code(required.literal, sets)}, {required.offset}, {starts}, {ahead}, "
+        f"{required.ahead_at}, {required.min_width}]"
+    )
 
 
 def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hint=None, ends=()) -> str:
@@ -156,15 +173,19 @@ def regex_code(ast: Regex, source: str, path: str, origin: str, sets: _Sets, hin
     entry = "null" if first is None else sets.name(first)
     lead = first_lead(root)
     lazy = lazy_lead(root)
-    if opens_lazily(root):
-        hint = None  # where the module attempts matches decides (lazy_partial.opens_lazily)
-    args = [js_string(source), _tree(root, sets), entry]
-    if hint is not None or lead is not None or lazy is not None:
-        args.append("null" if hint is None else _hint_code(hint, sets, ends))
-    if lead is not None or lazy is not None:
-        args.append("null" if lead is None else sets.name(lead))
-    if lazy is not None:
-        args.append(f"[{sets.name(lazy[0])}, {lazy[1]}]")
+    required = required_string(root)
+    if opens_lazily(root) or required is not None:
+        hint = None  # where the module attempts matches decides (lazy_partial.opens_lazily, required_string)
+    tree = _tree(root, sets)
+    optional = [
+        None if hint is None else _hint_code(hint, sets, ends),
+        None if lead is None else sets.name(lead),
+        None if lazy is None else f"[{sets.name(lazy[0])}, {lazy[1]}]",
+        None if required is None else _required_code(required, sets),
+    ]
+    while optional and optional[-1] is None:
+        optional.pop()
+    args = [js_string(source), tree, entry] + ["null" if arg is None else arg for arg in optional]
     return f"new Regex({', '.join(args)})"
 
 
