@@ -20,8 +20,10 @@ from typing import Callable
 from ..frontend import source as sources
 from ..pipeline import compile_template
 from ..resources import TEMPLATES_DIR
-from .diff import OPENERS, split_markers
+from . import probes
+from .diff import OPENERS, common_prefix, common_suffix, first_token, json_shapes, snap_left, snap_right, split_markers
 from .probes import REASONING_KEYS
+from .sandbox import RenderError, Renderer
 from .validate import normalise
 
 # The bundled family each corpus chat template belongs to (templates_src/README.md says which models each covers).
@@ -83,10 +85,45 @@ class Case:
     hand: dict
     inferred: dict | None
     chat_template: str
+    renderer: Renderer | None = None
 
     @property
     def text(self) -> str:
         return self.sample["output"]
+
+    def rendered_turn(self) -> str | None:
+        """What the chat template writes for the hand-written result (its content, reasoning and calls) through its
+        end of turn: its render of that assistant turn from where it leaves the render of an empty one (or, when it
+        refuses an empty one, the generation prompt), to where the two meet again, and the first marker after that.
+        "" when it refuses to render the calls, None when it refuses the turn without them too."""
+        calls = []
+        for call in self.want.get("tool_calls") or []:
+            function = call.get("function") or {}
+            arguments = function.get("arguments")
+            if isinstance(arguments, str):
+                try:
+                    arguments = json.loads(arguments)
+                except ValueError:
+                    pass
+            calls.append({"name": function.get("name"), "arguments": arguments})
+        tools = probes.render_tools(self.renderer)
+        content, reasoning = self.want.get("content") or "", self.want.get("reasoning_content")
+        try:
+            turn = self.renderer.render([probes.USER, probes.assistant(content, reasoning, calls)], tools=tools)
+        except RenderError:
+            try:
+                self.renderer.render([probes.USER, probes.assistant(content, reasoning)], tools=tools)
+            except RenderError:
+                return None
+            return "" if calls else None
+        try:
+            empty = self.renderer.render([probes.USER, probes.assistant("")], tools=tools)
+        except RenderError:  # an empty turn refused (Mistral): the turn runs from the generation prompt to the end
+            prompt = self.renderer.render([probes.USER], tools=tools, add_generation_prompt=True)
+            return turn[snap_left(turn, common_prefix(turn, prompt)) :]
+        start = snap_left(turn, common_prefix(turn, empty))
+        end = snap_right(turn, len(turn) - common_suffix(turn[start:], empty[start:]))
+        return turn[start:end] + first_token(turn[end:])
 
     def inferred_has(self, *names: str) -> bool:
         fields = (self.inferred or {}).get("fields", {})
@@ -190,6 +227,15 @@ def _joined_otherwise(case: Case) -> bool:
     return want != got and want.split() == got.split()
 
 
+def _written_otherwise(case: Case) -> bool:
+    """The sample's turn is not written as the chat template writes the hand-written result (JSON values reduced
+    to their shape, whitespace aside), or the chat template refuses to write its calls."""
+    if case.renderer is None or isinstance(case.want, str):
+        return False
+    turn = case.rendered_turn()
+    return turn is not None and (not turn or json_shapes(turn) not in json_shapes(case.text))
+
+
 def _cut_off(case: Case) -> bool:
     """The output stops before its turn's end (max tokens): the sample says so and the inferred template's end of
     turn is nowhere in it."""
@@ -249,6 +295,16 @@ QUIRKS = (
         ".jinja does not name; pass --eos-token)",
         _unnamed_eos,
         "only content differs, by one token at the end of the output that the chat template never writes",
+    ),
+    Quirk(
+        "written otherwise",
+        "the model writes its turn in a form the chat template never renders (calls as a JSON list where it "
+        "renders one object per call, another tag, key or end of turn, several calls where it renders one, text "
+        "between calls): renders cannot show that form",
+        _written_otherwise,
+        "the chat template's render of the hand-written result, from where it leaves the render of an empty "
+        "assistant turn through its end of turn (JSON values reduced to their shape, whitespace aside), does not "
+        "occur in the output, or the chat template refuses to render its calls",
     ),
     Quirk(
         "content joined otherwise",
@@ -312,18 +368,19 @@ def agreement(inferred: dict | None, family: str, chat_template: str = "") -> Ag
     hand_template = sources.read(family).template
     hand = compile_template(hand_template, name=family)
     module = compile_template(inferred, name="inferred") if inferred is not None else None
-    for sample in data["samples"]:
-        result.total += 1
-        want = _outcome(hand, sample)
-        got = _outcome(module, sample) if module is not None else "no template"
-        if got == want:
-            result.agree += 1
-            continue
-        case = Case(sample, want, got, hand_template, inferred, chat_template)
-        quirk = next((q for q in QUIRKS if q.test(case)), None)
-        if quirk is not None:
-            result.explained.setdefault(quirk.name, []).append(sample["id"])
-        else:
-            result.disagreements.append(sample["id"])
-            result.details[sample["id"]] = _differs(want, got)
+    with Renderer(chat_template) as renderer:  # started by its first render: only a disagreeing sample with calls
+        for sample in data["samples"]:
+            result.total += 1
+            want = _outcome(hand, sample)
+            got = _outcome(module, sample) if module is not None else "no template"
+            if got == want:
+                result.agree += 1
+                continue
+            case = Case(sample, want, got, hand_template, inferred, chat_template, renderer if chat_template else None)
+            quirk = next((q for q in QUIRKS if q.test(case)), None)
+            if quirk is not None:
+                result.explained.setdefault(quirk.name, []).append(sample["id"])
+            else:
+                result.disagreements.append(sample["id"])
+                result.details[sample["id"]] = _differs(want, got)
     return result

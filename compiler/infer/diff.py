@@ -119,3 +119,37 @@ def split_markers(text: str) -> list[str]:
                 start = i
         out.append(piece[start:])
     return out
+
+
+def json_shapes(text: str) -> str:
+    """`text` with each JSON object or list in it reduced to its shape and whitespace dropped: how a call is
+    written, whatever its values, key order and spacing. An object keeps its keys (`{"name": .., "arguments":
+    {..}}` -> `{arguments:{},name:0}`), an object inside one keeps none (the arguments), a list keeps its items'
+    shapes."""
+    decoder = json.JSONDecoder()
+    out = []
+    i = 0
+    while i < len(text):
+        if text[i] in "[{":
+            try:
+                value, end = decoder.raw_decode(text, i)
+            except ValueError:
+                value, end = None, i
+            if isinstance(value, (dict, list)):
+                out.append(_shape(value))
+                i = end
+                continue
+        if not text[i].isspace():
+            out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def _shape(value: object, outer: bool = True) -> str:
+    if isinstance(value, dict):
+        if not outer:
+            return "{}"
+        return "{" + ",".join(f"{key}:{_shape(value[key], False)}" for key in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_shape(item, outer) for item in value) + "]"
+    return "0"

@@ -115,7 +115,8 @@ class Renderer:
             "add_generation_prompt": add_generation_prompt,
             "kwargs": {"bos_token": self.bos_token, "eos_token": self.eos_token, **kwargs},
         }
-        key = json.dumps(request, sort_keys=True, ensure_ascii=False)
+        # Keys keep their order: a template that loops over a call's arguments writes them as they were given.
+        key = json.dumps(request, ensure_ascii=False)
         if key in self._cache:
             result = self._cache[key]
         else:

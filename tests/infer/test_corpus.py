@@ -23,8 +23,8 @@ CORPUS = ROOT.parent / "shared" / "chat_templates"
 COMPLETE_FLOOR = 33  # inferred completely
 ROUNDTRIP_FLOOR = 41  # every applicable validation probe comes back
 AGREEING_SAMPLES_FLOOR = 513  # family samples parsed as the hand-written template parses them
-COVERED_SAMPLES_FLOOR = 684  # agreeing or explained (agreement.QUIRKS)
-COVERED_TEMPLATES_FLOOR = 34  # chat templates whose family samples agree or are explained for at least 90%
+COVERED_SAMPLES_FLOOR = 732  # agreeing or explained (agreement.QUIRKS)
+COVERED_TEMPLATES_FLOOR = 41  # chat templates whose family samples agree or are explained for at least 90%
 
 
 def test_the_corpus_is_there():
@@ -85,3 +85,52 @@ def test_explained_samples_name_their_class():
 def test_every_corpus_family_exists():
     assert set(FAMILIES) <= {path.stem for path in CORPUS.glob("*.jinja")}
     assert all((ROOT / "templates_src" / f"{family}.json").is_file() for family in FAMILIES.values())
+
+
+def test_written_otherwise_reads_the_chat_templates_own_render():
+    """A sample not written as the chat template writes the hand-written result (calls as a JSON list where it
+    writes one object per <tool_call>, another key, another end of turn) is explained; one written as rendered,
+    key order, values and spacing aside, is not; nor is one the hand-written template raises on."""
+    from chat_templates import CHATML
+
+    from compiler.infer.agreement import Case, _written_otherwise
+    from compiler.infer.sandbox import Renderer
+
+    calls = [
+        {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}},
+        {"type": "function", "function": {"name": "get_time", "arguments": "{}"}},
+    ]
+    want = {"role": "assistant", "content": "", "tool_calls": calls}
+    as_rendered = (
+        '<tool_call>\n{"arguments": {"days": 2, "city": "Oslo"}, "name": "get_weather"}\n</tool_call>\n'
+        '<tool_call>{"name": "get_time", "arguments": {}}</tool_call><|im_end|>'
+    )
+    as_list = '<tool_call>[{"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}, {"name": "get_time", "arguments": {}}]</tool_call><|im_end|>'
+
+    def case(output: str, wanted: dict | str = want) -> Case:
+        sample = {"id": "s", "prefix": "", "output": output}
+        return Case(sample, wanted, "ValueError", {}, None, CHATML, renderer)
+
+    other_key = as_rendered.replace('"arguments": {"days"', '"parameters": {"days"')
+    other_end = as_rendered.replace("<|im_end|>", "<|eom|>")
+    with Renderer(CHATML) as renderer:
+        assert _written_otherwise(case(as_list))
+        assert _written_otherwise(case(other_key))
+        assert _written_otherwise(case(other_end))
+        assert not _written_otherwise(case(as_rendered))
+        assert not _written_otherwise(case(as_list, "ValueError"))
+        # content alone: written as rendered, or with another end of turn
+        assert not _written_otherwise(case("Hello there.<|im_end|>", {"role": "assistant", "content": "Hello there."}))
+        assert _written_otherwise(case("Hello there.<|end|>", {"role": "assistant", "content": "Hello there."}))
+    # A template that writes more after the last turn (Command R7B opens the next one): only its end of turn counts.
+    with Renderer(CHATML + "<|next|>") as renderer:
+        assert not _written_otherwise(case("Hello there.<|im_end|>", {"role": "assistant", "content": "Hello there."}))
+        assert not _written_otherwise(case(as_rendered))
+    # A template that refuses an empty assistant turn (Mistral's): the turn is read from the generation prompt.
+    refuses_empty = (
+        "{%- for m in messages if m.role == 'assistant' and not m.content and not m.tool_calls -%}"
+        "{{ raise_exception('empty turn') }}{%- endfor -%}" + CHATML
+    )
+    with Renderer(refuses_empty) as renderer:
+        assert not _written_otherwise(case(as_rendered))
+        assert _written_otherwise(case(as_list))
