@@ -123,6 +123,8 @@ export declare class Regex {
     entry?: number[] | null,
     hint?: { triggers: string[]; leads: number[] | null } | null,
     firstLead?: number[] | null,
+    lazyLead?: [number[], number] | null,
+    required?: [string | number[][], number, number[] | null, number[][] | null, number, number] | null,
   );
   readonly source: string;
   search(text: string, pos: number, partial?: boolean): Match | null;
