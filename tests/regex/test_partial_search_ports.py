@@ -14,7 +14,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 import regex
 
 from compiler.frontend import source as sources
